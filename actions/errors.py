@@ -1,0 +1,20 @@
+from common.errors import DomainError, InvalidState
+
+
+class Refused(DomainError):
+    """The rules do not allow the request. `reason` is shown to the customer as is."""
+
+    code = "refused"
+
+    def __init__(self, message: str, *, needs_clarification: bool = False, status: str | None = None) -> None:
+        super().__init__(message)
+        self.needs_clarification = needs_clarification
+        self.status = status
+
+
+class AlreadyDecided(InvalidState):
+    code = "already_decided"
+
+
+class NotApprovable(InvalidState):
+    code = "not_approvable"

@@ -1,0 +1,154 @@
+"""Whether a request is allowed. Pure functions on plain values: no ORM, no settings, no clock.
+
+The model never decides any of this; the tools call these rules with the order as it is in the
+database and the date from `common.clock.today()`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from actions.models import ActionRecord, ReasonCategory
+from orders.models import Order
+
+S = Order.Status
+BEFORE_SHIPPING: frozenset[str] = frozenset({S.PAID, S.PREPARING})
+CLOSED_STATUSES: frozenset[str] = frozenset({S.CANCELLED, S.RETURNED})
+RETURN_DAYS = 7  # 단순 변심 반품·교환: 배송 완료 후 7일 이내
+DEFECT_DAYS = 30  # 불량·오배송: 배송 완료 후 30일 이내 (정책 제2조)
+ADDRESS_MIN_LEN = 5
+ADDRESS_MAX_LEN = 200
+REASON_MAX_LEN = 500
+
+CLARIFY_REASON = "사유를 확인해야 합니다. 단순변심, 상품하자, 오배송 중 어떤 경우인지 알려 주세요."
+
+
+@dataclass(frozen=True)
+class Decision:
+    allowed: bool
+    reason: str = ""
+    kind: str = ""  # for refunds: CANCEL or REFUND
+    days_since_delivery: int | None = None
+    needs_clarification: bool = False
+
+
+def status_label(status: str) -> str:
+    return S(status).label
+
+
+def parse_reason_category(value: object) -> str | None:
+    """Accept the English code or the seed's Korean label; None for anything else."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    for choice in ReasonCategory:
+        if text in (choice.value, choice.label):
+            return choice.value
+    return None
+
+
+def days_since(delivered_at: date | None, today: date) -> int | None:
+    if delivered_at is None:
+        return None
+    return (today - delivered_at).days
+
+
+def window_days(reason_category: str) -> int:
+    """단순변심 → 7일; 상품하자·오배송 → 30일."""
+    return RETURN_DAYS if reason_category == ReasonCategory.CHANGE_OF_MIND else DEFECT_DAYS
+
+
+def normalize_address(value: object) -> tuple[str | None, str]:
+    """(clean address, "") or (None, Korean reason)."""
+    if not isinstance(value, str):
+        return None, "새 배송지를 문자열로 알려 주세요."
+    text = " ".join(value.split())
+    if not text:
+        return None, "새 배송지가 비어 있습니다."
+    if len(text) < ADDRESS_MIN_LEN:
+        return None, "새 배송지가 너무 짧습니다. 도로명과 상세주소까지 알려 주세요."
+    if len(text) > ADDRESS_MAX_LEN:
+        return None, f"새 배송지가 너무 깁니다({ADDRESS_MAX_LEN}자 이내)."
+    return text, ""
+
+
+def address_change_decision(status: str) -> Decision:
+    if status not in BEFORE_SHIPPING:
+        return Decision(False, f"이미 '{status_label(status)}' 상태라 배송지를 바꿀 수 없습니다.")
+    return Decision(True)
+
+
+def _window_decision(
+    *, status: str, delivered_at: date | None, today: date, reason_category: str, what: str
+) -> Decision:
+    days = days_since(delivered_at, today)
+    if reason_category == ReasonCategory.UNCLEAR:
+        return Decision(False, CLARIFY_REASON, days_since_delivery=days, needs_clarification=True)
+    limit = window_days(reason_category)
+    if days is not None and days > limit:
+        return Decision(
+            False, f"배송 완료 후 {days}일이 지나 {what} 가능 기간({limit}일)을 넘었습니다.", days_since_delivery=days
+        )
+    return Decision(True, days_since_delivery=days)
+
+
+def exchange_decision(*, status: str, delivered_at: date | None, today: date, reason_category: str) -> Decision:
+    if status != S.DELIVERED:
+        return Decision(False, f"'{status_label(status)}' 상태의 주문은 교환을 접수할 수 없습니다. 교환은 배송 완료 후에 가능합니다.")
+    return _window_decision(
+        status=status, delivered_at=delivered_at, today=today, reason_category=reason_category, what="교환"
+    )
+
+
+def refund_decision(*, status: str, delivered_at: date | None, today: date, reason_category: str) -> Decision:
+    """Before shipping → a cancel request (no reason needed); delivered → a refund within the window."""
+    if status in BEFORE_SHIPPING:
+        return Decision(True, kind=ActionRecord.Kind.CANCEL)
+    if status == S.SHIPPING:
+        return Decision(
+            False,
+            "이미 '배송중' 상태라 주문을 취소할 수 없습니다. 배송이 완료된 뒤 반품(환불)을 요청해 주세요.",
+        )
+    if status in CLOSED_STATUSES:
+        return Decision(False, f"이미 '{status_label(status)}' 상태인 주문입니다.")
+    decision = _window_decision(
+        status=status, delivered_at=delivered_at, today=today, reason_category=reason_category, what="반품"
+    )
+    return Decision(
+        decision.allowed,
+        decision.reason,
+        kind=ActionRecord.Kind.REFUND,
+        days_since_delivery=decision.days_since_delivery,
+        needs_clarification=decision.needs_clarification,
+    )
+
+
+def approval_decision(
+    *, kind: str, status_now: str, delivered_at: date | None, requested_on: date, reason_category: str
+) -> Decision:
+    """Re-check a pending request against the order as it is now, before money moves.
+
+    The window is counted to the day the customer asked (their right is fixed when they ask);
+    the order's status is the one it has now (a cancel for an order that has shipped since cannot run).
+    """
+    if kind == ActionRecord.Kind.CANCEL:
+        if status_now not in BEFORE_SHIPPING:
+            return Decision(
+                False,
+                f"주문이 이미 '{status_label(status_now)}' 상태라 취소를 승인할 수 없습니다. "
+                "반려한 뒤 고객에게 반품 절차를 안내해 주세요.",
+            )
+        return Decision(True, kind=kind)
+    if kind == ActionRecord.Kind.REFUND:
+        if status_now != S.DELIVERED:
+            return Decision(False, f"주문이 '{status_label(status_now)}' 상태라 환불을 승인할 수 없습니다.")
+        decision = _window_decision(
+            status=status_now,
+            delivered_at=delivered_at,
+            today=requested_on,
+            reason_category=reason_category,
+            what="반품",
+        )
+        return Decision(decision.allowed, decision.reason, kind=kind, days_since_delivery=decision.days_since_delivery)
+    return Decision(False, "승인 대상이 아닌 요청입니다.")

@@ -1,0 +1,264 @@
+"""Every state change on action records. Rules come from `actions.policy`; this module applies them
+to rows under locks and writes one audit event per change in the same transaction."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from actions import policy
+from actions.errors import AlreadyDecided, NotApprovable, Refused
+from actions.models import ActionEvent, ActionRecord, ReasonCategory
+from actions.selectors import customer_order_get
+from common.actors import Actor
+from common.clock import today
+from common.errors import NotFound, PermissionDenied
+from common.numbering import parse_number
+from orders.models import Customer, Order, ProductOption
+
+log = logging.getLogger(__name__)
+
+DECIDE_PERMISSION = "actions.decide"
+
+
+def _event(record: ActionRecord, *, actor: Actor, from_status: str, to_status: str, note: str = "") -> None:
+    ActionEvent.objects.create(
+        record=record,
+        actor_type=actor.type,
+        actor=actor.user,
+        actor_label=actor.label[:100],
+        from_status=from_status,
+        to_status=to_status,
+        note=note[:500],
+    )
+
+
+def _clean_text(value: object, *, limit: int = policy.REASON_MAX_LEN) -> str:
+    return " ".join(str(value).split())[:limit] if value else ""
+
+
+def _refuse(order: Order, decision: policy.Decision) -> Refused:
+    return Refused(decision.reason, needs_clarification=decision.needs_clarification, status=order.status)
+
+
+def address_change(*, customer: Customer, order_id: str, new_address: object, actor: Actor) -> ActionRecord:
+    """직접 처리: change the shipping address of an order that has not shipped. The old address is kept."""
+    with transaction.atomic():
+        order = customer_order_get(customer=customer, order_id=order_id, for_update=True)
+        decision = policy.address_change_decision(order.status)
+        if not decision.allowed:
+            raise _refuse(order, decision)
+        address, problem = policy.normalize_address(new_address)
+        if address is None:
+            raise Refused(problem, status=order.status)
+        old_address = order.shipping_address
+        if address == old_address:
+            raise Refused("이미 그 주소로 배송될 예정입니다.", status=order.status)
+        order.shipping_address = address
+        order.save(update_fields=["shipping_address"])
+        record = ActionRecord.objects.create(
+            customer=customer,
+            order=order,
+            kind=ActionRecord.Kind.ADDRESS_CHANGE,
+            status=ActionRecord.Status.DONE,
+            requested_on=today(),
+            detail={"new_address": address, "old_address": old_address},
+            summary=f"{order.product.name} 배송지를 '{address}'(으)로 변경",
+        )
+        _event(record, actor=actor, from_status="", to_status=record.status)
+    log.info("action.address_changed action_id=%s order_id=%s actor=%s", record.number, order.pk, actor.type)
+    return record
+
+
+def _match_option(order: Order, wanted: object) -> ProductOption | None:
+    if not isinstance(wanted, str) or not wanted.strip():
+        return None
+    key = "".join(wanted.split()).lower()
+    for option in order.product.options.all():
+        if "".join(option.label.split()).lower() == key:
+            return option
+    return None
+
+
+def exchange_request(
+    *, customer: Customer, order_id: str, new_option: object, reason_category: object, reason: object, actor: Actor
+) -> ActionRecord:
+    """직접 처리: accept an exchange within the window and reserve one unit of the new option."""
+    category = policy.parse_reason_category(reason_category) or ReasonCategory.UNCLEAR
+    with transaction.atomic():
+        order = customer_order_get(customer=customer, order_id=order_id, for_update=True)
+        decision = policy.exchange_decision(
+            status=order.status, delivered_at=order.delivered_at, today=today(), reason_category=category
+        )
+        if not decision.allowed:
+            raise _refuse(order, decision)
+        option = _match_option(order, new_option)
+        if option is None:
+            labels = ", ".join(o.label for o in order.product.options.all())
+            raise Refused(
+                f"'{order.product.name}'에는 '{new_option}' 옵션이 없습니다. 선택 가능한 옵션: {labels}",
+                status=order.status,
+            )
+        existing = ActionRecord.objects.filter(
+            order=order, kind=ActionRecord.Kind.EXCHANGE, status=ActionRecord.Status.DONE
+        ).first()
+        if existing is not None:
+            raise Refused(f"이미 교환이 접수된 주문입니다 (처리번호 {existing.number}).", status=order.status)
+        try:
+            with transaction.atomic():
+                # Conditional decrement: the database, not a read-then-write, decides who gets the last unit.
+                reserved = ProductOption.objects.filter(pk=option.pk, stock__gte=1).update(stock=F("stock") - 1)
+                if not reserved:
+                    raise Refused(f"'{option.label}' 옵션은 재고가 없어 교환을 접수할 수 없습니다.", status=order.status)
+                record = ActionRecord.objects.create(
+                    customer=customer,
+                    order=order,
+                    kind=ActionRecord.Kind.EXCHANGE,
+                    status=ActionRecord.Status.DONE,
+                    reason_category=category,
+                    requested_on=today(),
+                    reserved_option=option,
+                    detail={
+                        "old_option": order.option.label,
+                        "new_option": option.label,
+                        "reason_category": category,
+                        "reason": _clean_text(reason),
+                    },
+                    summary=f"{order.product.name} {order.option.label} → {option.label} 교환 접수 · 사유: "
+                    f"{ReasonCategory(category).label} {_clean_text(reason, limit=200)}".strip(),
+                )
+                _event(record, actor=actor, from_status="", to_status=record.status)
+        except IntegrityError:
+            raise Refused("이미 교환이 접수된 주문입니다.", status=order.status) from None
+    log.info("action.exchange_done action_id=%s order_id=%s option_id=%s", record.number, order.pk, option.pk)
+    return record
+
+
+@dataclass(frozen=True)
+class RefundOutcome:
+    record: ActionRecord
+    created: bool
+
+
+def refund_request(
+    *,
+    customer: Customer,
+    order_id: str,
+    reason_category: object,
+    reason: object,
+    note: object = "",
+    actor: Actor,
+) -> RefundOutcome:
+    """승인 요청까지만: register a cancel (before shipping) or refund (delivered) as PENDING.
+
+    Nothing is paid out here. A request already pending for the order is returned instead of a second
+    one; the conditional unique constraint makes that hold under concurrency too.
+    """
+    category = policy.parse_reason_category(reason_category) or ReasonCategory.UNCLEAR
+    order = customer_order_get(customer=customer, order_id=order_id)
+    existing = _pending_money_request(order)
+    if existing is not None:
+        return RefundOutcome(existing, created=False)
+    on = today()
+    decision = policy.refund_decision(
+        status=order.status, delivered_at=order.delivered_at, today=on, reason_category=category
+    )
+    if not decision.allowed:
+        raise _refuse(order, decision)
+    kind = ActionRecord.Kind(decision.kind)
+    reason_text = _clean_text(reason)
+    note_text = _clean_text(note)
+    summary = f"{order.product.name} {order.option.label} · 결제 {order.amount:,}원"
+    if reason_text or kind == ActionRecord.Kind.REFUND:
+        summary += f" · 사유: {ReasonCategory(category).label} {reason_text}".rstrip()
+    if note_text:
+        summary += f" · {note_text}"
+    try:
+        with transaction.atomic():
+            record = ActionRecord.objects.create(
+                customer=customer,
+                order=order,
+                kind=kind,
+                status=ActionRecord.Status.PENDING,
+                reason_category=category,
+                requested_on=on,
+                detail={"reason_category": category, "reason": reason_text, "note": note_text},
+                summary=summary[:500],
+            )
+            _event(record, actor=actor, from_status="", to_status=record.status)
+    except IntegrityError:
+        existing = _pending_money_request(order)
+        if existing is None:  # pragma: no cover - the conflicting row was decided in between
+            raise
+        return RefundOutcome(existing, created=False)
+    log.info("action.requested action_id=%s kind=%s order_id=%s", record.number, kind, order.pk)
+    return RefundOutcome(record, created=True)
+
+
+def _pending_money_request(order: Order) -> ActionRecord | None:
+    return ActionRecord.objects.filter(
+        order=order, status=ActionRecord.Status.PENDING, kind__in=ActionRecord.MONEY_KINDS
+    ).first()
+
+
+def action_decide(*, number: str | int, approve: bool, actor: AbstractBaseUser, note: str = "") -> ActionRecord:
+    """A person approves or rejects a pending refund/cancel. Approval executes it, exactly once.
+
+    Not reachable from the agent: it is not in the tool registry and needs the `decide` permission.
+    """
+    if actor is None or not actor.is_active or not actor.has_perm(DECIDE_PERMISSION):
+        raise PermissionDenied("환불·취소 요청을 결정할 권한이 없습니다.")
+    pk = parse_number("A", number)
+    if pk is None:
+        raise NotFound(f"처리번호 '{number}'을(를) 찾을 수 없습니다.")
+    who = Actor.operator(actor)
+    with transaction.atomic():
+        record = ActionRecord.objects.select_for_update().filter(pk=pk).first()
+        if record is None:
+            raise NotFound(f"처리번호 '{number}'을(를) 찾을 수 없습니다.")
+        if record.kind not in ActionRecord.MONEY_KINDS:
+            raise NotApprovable(f"{record.number}은(는) 승인이 필요한 요청이 아닙니다.")
+        if record.status != ActionRecord.Status.PENDING:
+            raise AlreadyDecided(
+                f"{record.number}은(는) 이미 '{record.get_status_display()}' 상태입니다. 다시 결정할 수 없습니다."
+            )
+        order = Order.objects.select_for_update().get(pk=record.order_id)
+        old_status = record.status
+        if approve:
+            check = policy.approval_decision(
+                kind=record.kind,
+                status_now=order.status,
+                delivered_at=order.delivered_at,
+                requested_on=record.requested_on,
+                reason_category=record.reason_category,
+            )
+            if not check.allowed:
+                raise NotApprovable(check.reason)
+            order_before = order.status
+            if record.kind == ActionRecord.Kind.CANCEL:
+                order.status = Order.Status.CANCELLED
+                # Cancelled before shipping: the units go back on the shelf.
+                ProductOption.objects.filter(pk=order.option_id).update(stock=F("stock") + order.quantity)
+            else:
+                order.status = Order.Status.RETURNED
+            order.save(update_fields=["status"])
+            record.status = ActionRecord.Status.APPROVED
+            record.refund_amount = order.amount
+            event_note = f"주문 {order.pk}: {Order.Status(order_before).label} → {order.get_status_display()}, " \
+                f"환불 {order.amount:,}원"
+        else:
+            record.status = ActionRecord.Status.REJECTED
+            event_note = ""
+        record.decided_by = actor
+        record.decided_at = timezone.now()
+        record.decision_note = _clean_text(note)
+        record.save(update_fields=["status", "refund_amount", "decided_by", "decided_at", "decision_note"])
+        _event(record, actor=who, from_status=old_status, to_status=record.status,
+               note=" · ".join(p for p in (event_note, record.decision_note) if p))
+    log.info("action.decided action_id=%s status=%s actor_id=%s", record.number, record.status, actor.pk)
+    return record

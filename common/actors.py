@@ -1,0 +1,36 @@
+"""Who acted. Every service that changes state takes one, with no default."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+    from orders.models import Customer
+
+
+@dataclass(frozen=True)
+class Actor:
+    type: str  # ActionEvent.ActorType value
+    label: str
+    user: AbstractBaseUser | None = None
+
+    @classmethod
+    def customer_agent(cls, customer: Customer) -> Actor:
+        """The chat agent acting for the signed-in customer."""
+        return cls("CUSTOMER", f"{customer.customer_id} (에이전트)", customer.user)
+
+    @classmethod
+    def staff_for(cls, customer: Customer, user: AbstractBaseUser | None, via: str) -> Actor:
+        who = user.get_username() if user is not None else via
+        return cls("STAFF", f"{who} → {customer.customer_id}", user)
+
+    @classmethod
+    def operator(cls, user: AbstractBaseUser) -> Actor:
+        return cls("OPERATOR", user.get_username(), user)
+
+    @classmethod
+    def system(cls, label: str = "system") -> Actor:
+        return cls("SYSTEM", label, None)

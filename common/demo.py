@@ -1,0 +1,42 @@
+"""Demo orchestration across apps: seed and reset. Each app's own service does its part."""
+
+from __future__ import annotations
+
+from django.apps import apps
+from django.conf import settings
+from django.db import transaction
+
+from orders.services import DemoAccounts, demo_accounts_ensure, shop_fixture_load, shop_fixture_read
+
+# Rows that activity creates, deleted by reset (children first). Apps not installed are skipped.
+ACTIVITY_MODELS = (
+    "assist.Draft",
+    "chat.ChatMessage",
+    "chat.Conversation",
+    "llm.LLMCall",
+    "tickets.TicketMessage",
+    "tickets.Ticket",
+    "actions.ActionEvent",
+    "actions.ActionRecord",
+)
+
+
+def demo_seed(*, password: str | None = None) -> tuple[dict[str, int], DemoAccounts]:
+    data = shop_fixture_read(settings.FIXTURES_DIR / "shop.json")
+    counts = shop_fixture_load(data=data, restore=False)
+    accounts = demo_accounts_ensure(password=password or settings.CS_DEMO_PASSWORD)
+    return counts, accounts
+
+
+@transaction.atomic
+def demo_reset() -> dict[str, int]:
+    """Remove every action record, ticket and conversation; put orders and stock back to the fixture."""
+    deleted: dict[str, int] = {}
+    for label in ACTIVITY_MODELS:
+        try:
+            model = apps.get_model(label)
+        except LookupError:
+            continue
+        deleted[label], _ = model.objects.all().delete()
+    shop_fixture_load(data=shop_fixture_read(settings.FIXTURES_DIR / "shop.json"), restore=True)
+    return deleted

@@ -1,0 +1,25 @@
+"""Domain errors. Interfaces (API, admin, commands) turn these into responses; services raise them."""
+
+
+class DomainError(Exception):
+    """A request that the current state does not allow. `message` is Korean, shown to people."""
+
+    code = "domain_error"
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code:
+            self.code = code
+
+
+class NotFound(DomainError):
+    code = "not_found"
+
+
+class PermissionDenied(DomainError):
+    code = "permission_denied"
+
+
+class InvalidState(DomainError):
+    code = "invalid_state"

@@ -1,0 +1,56 @@
+"""Project-wide test fixtures.
+
+The suite runs on the database that DATABASE_URL names (PostgreSQL in CI) or on SQLite.
+Tests marked `postgres` need row locks and real concurrent writers: on SQLite they are skipped,
+except in CI (CI=true), where a missing PostgreSQL is a failure, not a skip.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.conf import settings
+
+
+def _on_postgres() -> bool:
+    return settings.DATABASES["default"]["ENGINE"].endswith("postgresql")
+
+
+def pytest_collection_modifyitems(config, items):
+    if _on_postgres():
+        return
+    if os.environ.get("CI") == "true" and any("postgres" in item.keywords for item in items):
+        raise pytest.UsageError("CI=true: PostgreSQL tests must run on PostgreSQL; set DATABASE_URL (make test does).")
+    skip = pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL=postgres://... (make test does)")
+    for item in items:
+        if "postgres" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _shop_today(settings):
+    """The seed's 실습 기준일 unless a test says otherwise."""
+    settings.CS_TODAY = "2026-07-27"
+
+
+@pytest.fixture
+def shop(db):
+    """The demo shop from fixtures/shop.json with a login per customer, `operator` and `admin`."""
+    from common.demo import demo_seed
+
+    demo_seed(password="demo1234")
+
+
+@pytest.fixture
+def c003(shop):
+    from orders.models import Customer
+
+    return Customer.objects.select_related("user").get(pk="C003")
+
+
+@pytest.fixture
+def operator_user(shop):
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.get(username="operator")

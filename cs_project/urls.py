@@ -1,0 +1,10 @@
+from django.contrib import admin
+from django.urls import path
+
+admin.site.site_header = "CS 데스크 운영자 화면"
+admin.site.site_title = "CS 데스크"
+admin.site.index_title = "승인 대기열 · 문의 · 초안 검토"
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+]

@@ -1,0 +1,60 @@
+from django.contrib import admin
+
+from orders.models import Customer, Order, Product, ProductOption
+
+
+@admin.register(Customer)
+class CustomerAdmin(admin.ModelAdmin):
+    list_display = ("customer_id", "name", "user", "created_at")
+    search_fields = ("=customer_id", "name", "=phone", "=email", "user__username")
+    list_select_related = ("user",)
+    raw_id_fields = ("user",)
+
+
+class ProductOptionInline(admin.TabularInline):
+    model = ProductOption
+    extra = 0
+    fields = ("label", "stock")
+
+
+@admin.register(Product)
+class ProductAdmin(admin.ModelAdmin):
+    list_display = ("product_id", "name", "price", "stock_summary")
+    search_fields = ("=product_id", "name")
+    inlines = [ProductOptionInline]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("options")
+
+    @admin.display(description="옵션별 재고")
+    def stock_summary(self, obj):
+        return ", ".join(f"{o.label}:{o.stock}" for o in obj.options.all())
+
+
+@admin.register(ProductOption)
+class ProductOptionAdmin(admin.ModelAdmin):
+    list_display = ("product", "label", "stock")
+    list_filter = ("product",)
+    list_select_related = ("product",)
+    search_fields = ("product__name", "label")
+
+
+@admin.register(Order)
+class OrderAdmin(admin.ModelAdmin):
+    """Orders change only through services (tools, decisions); here they are browsed."""
+
+    list_display = ("order_id", "customer", "product", "option", "quantity", "amount", "status", "delivered_at")
+    list_filter = ("status",)
+    search_fields = ("=order_id", "=customer__customer_id", "customer__name", "product__name")
+    list_select_related = ("customer", "product", "option")
+    show_full_result_count = False
+    date_hierarchy = "ordered_at"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

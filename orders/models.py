@@ -1,0 +1,99 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Customer(models.Model):
+    customer_id = models.CharField("고객 ID", max_length=16, primary_key=True)
+    name = models.CharField("이름", max_length=50)
+    phone = models.CharField("전화번호", max_length=20, blank=True)
+    email = models.EmailField("이메일", blank=True)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        verbose_name="로그인 계정",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="customer",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "고객"
+        verbose_name_plural = "고객"
+        ordering = ["customer_id"]
+
+    def __str__(self) -> str:
+        return f"{self.customer_id} {self.name}"
+
+
+class Product(models.Model):
+    product_id = models.CharField("상품 ID", max_length=16, primary_key=True)
+    name = models.CharField("상품명", max_length=100)
+    price = models.DecimalField("판매가", max_digits=12, decimal_places=0)
+
+    class Meta:
+        verbose_name = "상품"
+        verbose_name_plural = "상품"
+        ordering = ["product_id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ProductOption(models.Model):
+    product = models.ForeignKey(Product, on_delete=models.CASCADE, related_name="options", verbose_name="상품")
+    label = models.CharField("옵션", max_length=50)
+    stock = models.IntegerField("재고", default=0)
+
+    class Meta:
+        verbose_name = "상품 옵션"
+        verbose_name_plural = "상품 옵션"
+        ordering = ["product_id", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["product", "label"], name="option_label_unique_per_product"),
+            models.CheckConstraint(condition=Q(stock__gte=0), name="option_stock_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.product.name} {self.label}"
+
+
+class Order(models.Model):
+    class Status(models.TextChoices):
+        PAID = "PAID", "결제완료"
+        PREPARING = "PREPARING", "배송준비"
+        SHIPPING = "SHIPPING", "배송중"
+        DELIVERED = "DELIVERED", "배송완료"
+        CANCELLED = "CANCELLED", "취소완료"
+        RETURNED = "RETURNED", "반품완료"
+
+    order_id = models.CharField("주문번호", max_length=20, primary_key=True)
+    customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="orders", verbose_name="고객")
+    product = models.ForeignKey(Product, on_delete=models.PROTECT, related_name="orders", verbose_name="상품")
+    option = models.ForeignKey(ProductOption, on_delete=models.PROTECT, related_name="orders", verbose_name="옵션")
+    quantity = models.PositiveIntegerField("수량", default=1)
+    amount = models.DecimalField("결제금액", max_digits=12, decimal_places=0)
+    status = models.CharField("주문상태", max_length=16, choices=Status.choices, default=Status.PAID)
+    shipping_address = models.CharField("배송지", max_length=200)
+    ordered_at = models.DateField("주문일")
+    shipped_at = models.DateField("출고일", null=True, blank=True)
+    delivered_at = models.DateField("배송완료일", null=True, blank=True)
+
+    class Meta:
+        verbose_name = "주문"
+        verbose_name_plural = "주문"
+        ordering = ["-ordered_at", "order_id"]
+        indexes = [models.Index(fields=["customer", "-ordered_at"], name="order_customer_recent")]
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=["PAID", "PREPARING", "SHIPPING", "DELIVERED", "CANCELLED", "RETURNED"]), name="order_status_valid"),
+            models.CheckConstraint(condition=Q(quantity__gte=1), name="order_quantity_positive"),
+            models.CheckConstraint(condition=Q(amount__gte=0), name="order_amount_not_negative"),
+            models.CheckConstraint(
+                condition=~Q(status="DELIVERED") | Q(delivered_at__isnull=False),
+                name="order_delivered_has_date",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.order_id

@@ -1,0 +1,81 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from common.numbering import format_number
+
+
+class Ticket(models.Model):
+    """A conversation with a person: chat escalations, inquiries opened through the API, phone notes."""
+
+    class Category(models.TextChoices):
+        DELIVERY = "DELIVERY", "배송"
+        EXCHANGE_RETURN = "EXCHANGE_RETURN", "교환/반품"
+        PAYMENT = "PAYMENT", "결제"
+        ACCOUNT = "ACCOUNT", "계정"
+        ERROR = "ERROR", "오류"
+        COMPENSATION = "COMPENSATION", "보상"
+        CALLBACK = "CALLBACK", "상담원연결"
+        OTHER = "OTHER", "기타"
+
+    class Status(models.TextChoices):
+        OPEN = "OPEN", "접수"
+        ANSWERED = "ANSWERED", "답변완료"
+        CLOSED = "CLOSED", "종료"
+
+    class Source(models.TextChoices):
+        AGENT = "AGENT", "채팅 에이전트"
+        CHAT_FAILURE = "CHAT_FAILURE", "채팅 장애 접수"
+        API = "API", "고객 문의"
+        STAFF = "STAFF", "상담원 대리 접수"
+
+    customer = models.ForeignKey("orders.Customer", on_delete=models.PROTECT, related_name="tickets", verbose_name="고객")
+    category = models.CharField("분류", max_length=20, choices=Category.choices, default=Category.OTHER)
+    subject = models.CharField("요약", max_length=200)
+    status = models.CharField("상태", max_length=12, choices=Status.choices, default=Status.OPEN)
+    source = models.CharField("접수 경로", max_length=16, choices=Source.choices, default=Source.API)
+    order = models.ForeignKey(
+        "orders.Order", on_delete=models.SET_NULL, null=True, blank=True, related_name="tickets", verbose_name="관련 주문"
+    )
+    created_at = models.DateTimeField("접수일시", auto_now_add=True)
+    updated_at = models.DateTimeField("수정일시", auto_now=True)
+
+    class Meta:
+        verbose_name = "문의 티켓"
+        verbose_name_plural = "문의 티켓"
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["customer", "-created_at"], name="ticket_customer_recent")]
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=["OPEN", "ANSWERED", "CLOSED"]), name="ticket_status_valid"),
+        ]
+
+    @property
+    def number(self) -> str:
+        return format_number("T", self.pk)
+
+    def __str__(self) -> str:
+        return f"{self.number} {self.subject}"
+
+
+class TicketMessage(models.Model):
+    class Author(models.TextChoices):
+        CUSTOMER = "CUSTOMER", "고객"
+        OPERATOR = "OPERATOR", "상담원"
+        SYSTEM = "SYSTEM", "시스템"
+
+    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="messages", verbose_name="티켓")
+    author_type = models.CharField("작성자 구분", max_length=10, choices=Author.choices)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, verbose_name="작성자"
+    )
+    body = models.TextField("내용")
+    created_at = models.DateTimeField("작성일시", auto_now_add=True)
+
+    class Meta:
+        verbose_name = "티켓 메시지"
+        verbose_name_plural = "티켓 메시지"
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["ticket", "author_type", "-id"], name="ticketmsg_latest_by_author")]
+
+    def __str__(self) -> str:
+        return f"{self.get_author_type_display()}: {self.body[:30]}"
