@@ -54,3 +54,18 @@ def operator_user(shop):
     from django.contrib.auth import get_user_model
 
     return get_user_model().objects.get(username="operator")
+
+
+from llm.testing import offline_model, scripted_model  # noqa: E402,F401
+
+
+@pytest.fixture
+def c003_api(c003):
+    """An API client signed in as C003 with a token, as the chat page does."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    token, _ = Token.objects.get_or_create(user=c003.user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client

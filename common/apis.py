@@ -15,3 +15,33 @@ def exception_handler(exc, context):
         code = next((s for cls, s in STATUS_BY_ERROR.items() if isinstance(exc, cls)), status.HTTP_400_BAD_REQUEST)
         return Response({"code": exc.code, "detail": exc.message}, status=code)
     return drf_exception_handler(exc, context)
+
+
+from rest_framework.permissions import BasePermission  # noqa: E402
+from rest_framework.throttling import UserRateThrottle  # noqa: E402
+
+
+class IsCustomer(BasePermission):
+    """Signed in and linked to a customer record; `request.customer` is set for the view."""
+
+    message = "고객 계정으로 로그인해야 합니다."
+
+    def has_permission(self, request, view) -> bool:
+        user = request.user
+        if not (user and user.is_authenticated):
+            return False
+        customer = getattr(user, "customer", None)
+        if customer is None:
+            return False
+        request.customer = customer
+        return True
+
+
+class CustomerThrottle(UserRateThrottle):
+    """Per signed-in user (one customer per user) rather than per IP."""
+
+    scope = "customer"
+
+
+class ChatThrottle(UserRateThrottle):
+    scope = "chat"

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "common",
     "orders",
     "actions",
@@ -50,6 +51,7 @@ INSTALLED_APPS = [
     "knowledge",
     "diagnostics",
     "assist",
+    "web",
 ]
 
 MIDDLEWARE = [
@@ -164,6 +166,15 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Swagger UI assets come from the sidecar package, not a CDN: the docs work offline.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "OrderStatusEnum": "orders.models.Order.Status",
+        "ActionStatusEnum": "actions.models.ActionRecord.Status",
+        "TicketStatusEnum": "tickets.models.Ticket.Status",
+    },
 }
 
 CACHES = {
@@ -187,4 +198,6 @@ LOGGING = {
     "formatters": {"kv": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "kv"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
+    # The HTTP client logs every request line; our own llm.call event already says what matters.
+    "loggers": {"httpx2": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
 }

@@ -1,0 +1,38 @@
+# The two commands a new user needs: `make run` and `make test`.
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+export CS_TODAY ?= 2026-07-27
+
+.PHONY: run test install migrate seed worker lint bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q ".[test]"
+	@rm -f $(VENV)/.installed-* && touch $(STAMP)
+
+install: $(STAMP)
+
+migrate: install
+	$(PY) manage.py migrate --noinput
+
+seed: migrate
+	$(PY) manage.py seed_demo
+
+## The product on the embedded default: SQLite under var/, no Redis, the built-in offline model, demo data.
+run: seed
+	@echo "→ http://127.0.0.1:8000/  (chat, log in as c003 / demo1234)"
+	@echo "→ http://127.0.0.1:8000/admin/  (operator / demo1234)"
+	$(PY) manage.py runserver 127.0.0.1:8000
+
+## The whole suite: once on PostgreSQL (locks, concurrency, Redis/Celery), once on the embedded SQLite default.
+test: install
+	bash scripts/test.sh
+
+worker: install
+	$(VENV)/bin/celery -A cs_project worker -l info
+
+clean:
+	rm -rf $(VENV) var/*.sqlite3* staticfiles test-artifacts

@@ -1,0 +1,108 @@
+"""The approval queue in the Django admin, driven through real admin requests."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.urls import reverse
+
+from actions.models import ActionRecord
+from actions.tools import make_action_tools
+from orders.models import Order
+
+pytestmark = pytest.mark.django_db
+
+CHANGELIST = "admin:actions_actionrecord_changelist"
+
+
+@pytest.fixture
+def two_pending(c003):
+    tools = make_action_tools(c003)
+    tools.call("request_refund", {"order_id": "HR20260628003", "reason_category": "상품하자", "reason": "녹"})
+    tools.call("request_refund", {"order_id": "HR20260726002", "reason_category": "확인필요"})
+    return list(ActionRecord.objects.order_by("id"))
+
+
+def _post_action(client, action, records):
+    return client.post(
+        reverse(CHANGELIST) + "?status__exact=PENDING",
+        {"action": action, "_selected_action": [r.pk for r in records]},
+        follow=True,
+    )
+
+
+def test_queue_opens_on_pending_and_shows_the_columns(client, operator_user, two_pending):
+    client.force_login(operator_user)
+    response = client.get(reverse(CHANGELIST))
+    assert response.status_code == 302 and response["Location"].endswith("?status__exact=PENDING")
+    page = client.get(response["Location"]).content.decode()
+    for text in ("A0000", "환불요청", "주문취소요청", "HR20260628003", "38,000원", "상품하자", "26일", "승인대기"):
+        assert text in page
+
+
+def test_operator_approves_through_admin_action(client, operator_user, two_pending):
+    client.force_login(operator_user)
+    response = _post_action(client, "approve_selected", two_pending)
+    assert "2건을 승인했습니다" in response.content.decode()
+    assert set(ActionRecord.objects.values_list("status", flat=True)) == {"APPROVED"}
+    assert Order.objects.get(pk="HR20260628003").status == "RETURNED"
+    assert Order.objects.get(pk="HR20260726002").status == "CANCELLED"
+
+
+def test_operator_rejects_and_refusals_are_reported(client, operator_user, two_pending):
+    refund, cancel = two_pending
+    Order.objects.filter(pk=cancel.order_id).update(status="SHIPPING")
+    client.force_login(operator_user)
+    response = _post_action(client, "approve_selected", two_pending).content.decode()
+    assert "1건을 승인했습니다" in response and "승인하지 못함" in response and "배송중" in response
+    response = _post_action(client, "reject_selected", [cancel]).content.decode()
+    assert "1건을 반려했습니다" in response
+    assert dict(ActionRecord.objects.values_list("pk", "status")) == {refund.pk: "APPROVED", cancel.pk: "REJECTED"}
+
+
+def test_staff_without_decide_permission_cannot_decide(client, two_pending):
+    viewer = get_user_model().objects.create_user("viewer", password="x", is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_actionrecord"))
+    client.force_login(viewer)
+    page = client.get(reverse(CHANGELIST) + "?status__exact=PENDING")
+    assert page.status_code == 200
+    assert "approve_selected" not in page.content.decode()
+    response = _post_action(client, "approve_selected", two_pending)
+    assert response.status_code == 200
+    assert set(ActionRecord.objects.values_list("status", flat=True)) == {"PENDING"}
+
+
+def test_records_are_read_only_and_never_bulk_deleted(admin_client, two_pending):
+    page = admin_client.get(reverse(CHANGELIST) + "?status__exact=PENDING").content.decode()
+    assert "delete_selected" not in page
+    detail = admin_client.get(reverse("admin:actions_actionrecord_change", args=[two_pending[0].pk]))
+    assert detail.status_code == 200
+    body = detail.content.decode()
+    assert 'name="_save"' not in body
+    assert "처리 이력" in body and "승인대기" in body  # audit events are visible on the record
+    assert admin_client.get(reverse("admin:actions_actionrecord_add")).status_code == 403
+
+
+def test_queue_query_count_does_not_grow_with_rows(client, operator_user, c003, django_assert_max_num_queries):
+    make_action_tools(c003).call("request_refund", {"order_id": "HR20260628003", "reason_category": "상품하자"})
+    client.force_login(operator_user)
+    with django_assert_max_num_queries(12) as few:
+        client.get(reverse(CHANGELIST) + "?status__exact=PENDING")
+    tools = make_action_tools(c003)
+    for order_id in ("HR20260726002", "HR20260721001"):
+        tools.call("request_refund", {"order_id": order_id, "reason_category": "상품하자"})
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        client.get(reverse(CHANGELIST) + "?status__exact=PENDING")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "admin:orders_order_changelist",
+        "admin:orders_customer_changelist",
+        "admin:orders_product_changelist",
+        "admin:tickets_ticket_changelist",
+    ],
+)
+def test_shop_models_are_browsable_and_searchable(admin_client, shop, url):
+    response = admin_client.get(reverse(url) + "?q=C003")
+    assert response.status_code == 200

@@ -1,0 +1,200 @@
+"""Table-driven tests of the pure rules: no database."""
+
+from datetime import date
+
+import pytest
+
+from actions import policy
+from actions.models import ActionRecord
+from common.clock import resolve_today
+
+TODAY = date(2026, 7, 27)
+D = lambda days: date.fromordinal(TODAY.toordinal() - days)  # noqa: E731 - delivered `days` ago
+
+
+@pytest.mark.parametrize(
+    "status, allowed",
+    [
+        ("PAID", True),
+        ("PREPARING", True),
+        ("SHIPPING", False),
+        ("DELIVERED", False),
+        ("CANCELLED", False),
+        ("RETURNED", False),
+    ],
+)
+def test_address_change_only_before_shipping(status, allowed):
+    decision = policy.address_change_decision(status)
+    assert decision.allowed is allowed
+    if not allowed:
+        assert decision.reason == f"이미 '{policy.status_label(status)}' 상태라 배송지를 바꿀 수 없습니다."
+
+
+def test_address_change_refusal_on_shipping_quotes_the_seed():
+    assert policy.address_change_decision("SHIPPING").reason == "이미 '배송중' 상태라 배송지를 바꿀 수 없습니다."
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("서울특별시 강남구 테헤란로 1, 101호", "서울특별시 강남구 테헤란로 1, 101호"),
+        ("  서울시   중구  세종대로 110  ", "서울시 중구 세종대로 110"),
+        ("", None),
+        ("   ", None),
+        ("서울", None),
+        ("가" * 201, None),
+        (None, None),
+        (12345, None),
+    ],
+)
+def test_address_is_non_empty_and_of_sane_length(value, expected):
+    address, problem = policy.normalize_address(value)
+    assert address == expected
+    assert bool(problem) is (expected is None)
+
+
+@pytest.mark.parametrize(
+    "category, days, allowed, needs_clarification",
+    [
+        ("CHANGE_OF_MIND", 0, True, False),
+        ("CHANGE_OF_MIND", 7, True, False),
+        ("CHANGE_OF_MIND", 8, False, False),
+        ("DEFECT", 8, True, False),
+        ("DEFECT", 30, True, False),
+        ("DEFECT", 31, False, False),
+        ("WRONG_ITEM", 30, True, False),
+        ("WRONG_ITEM", 31, False, False),
+        ("UNCLEAR", 2, False, True),
+    ],
+)
+def test_exchange_window_by_reason_category(category, days, allowed, needs_clarification):
+    decision = policy.exchange_decision(status="DELIVERED", delivered_at=D(days), today=TODAY, reason_category=category)
+    assert (decision.allowed, decision.needs_clarification) == (allowed, needs_clarification)
+    assert decision.days_since_delivery == days
+    if not allowed and not needs_clarification:
+        limit = 7 if category == "CHANGE_OF_MIND" else 30
+        assert decision.reason == f"배송 완료 후 {days}일이 지나 교환 가능 기간({limit}일)을 넘었습니다."
+
+
+@pytest.mark.parametrize("status", ["PAID", "PREPARING", "SHIPPING", "CANCELLED", "RETURNED"])
+def test_exchange_needs_a_delivered_order(status):
+    decision = policy.exchange_decision(status=status, delivered_at=None, today=TODAY, reason_category="DEFECT")
+    assert not decision.allowed and "교환" in decision.reason
+
+
+@pytest.mark.parametrize(
+    "status, category, days, allowed, kind, needs_clarification",
+    [
+        # Before shipping: a cancel request, whatever the reason (even UNCLEAR).
+        ("PAID", "UNCLEAR", None, True, "CANCEL", False),
+        ("PREPARING", "UNCLEAR", None, True, "CANCEL", False),
+        ("PREPARING", "CHANGE_OF_MIND", None, True, "CANCEL", False),
+        # Shipping: refused, explained.
+        ("SHIPPING", "DEFECT", None, False, "", False),
+        # Delivered: the window by category; UNCLEAR asks instead of recording.
+        ("DELIVERED", "CHANGE_OF_MIND", 2, True, "REFUND", False),
+        ("DELIVERED", "CHANGE_OF_MIND", 7, True, "REFUND", False),
+        ("DELIVERED", "CHANGE_OF_MIND", 8, False, "REFUND", False),
+        ("DELIVERED", "CHANGE_OF_MIND", 26, False, "REFUND", False),
+        ("DELIVERED", "DEFECT", 26, True, "REFUND", False),
+        ("DELIVERED", "DEFECT", 30, True, "REFUND", False),
+        ("DELIVERED", "DEFECT", 31, False, "REFUND", False),
+        ("DELIVERED", "WRONG_ITEM", 31, False, "REFUND", False),
+        ("DELIVERED", "UNCLEAR", 2, False, "REFUND", True),
+        # Closed orders.
+        ("CANCELLED", "DEFECT", None, False, "", False),
+        ("RETURNED", "DEFECT", 3, False, "", False),
+    ],
+)
+def test_refund_decision_table(status, category, days, allowed, kind, needs_clarification):
+    delivered = D(days) if days is not None else None
+    decision = policy.refund_decision(status=status, delivered_at=delivered, today=TODAY, reason_category=category)
+    assert decision.allowed is allowed
+    assert decision.kind == kind
+    assert decision.needs_clarification is needs_clarification
+
+
+def test_refund_rejected_26_days_after_delivery_for_change_of_mind():
+    decision = policy.refund_decision(
+        status="DELIVERED", delivered_at=date(2026, 7, 1), today=TODAY, reason_category="CHANGE_OF_MIND"
+    )
+    assert decision.reason == "배송 완료 후 26일이 지나 반품 가능 기간(7일)을 넘었습니다."
+
+
+def test_refund_on_shipping_order_explains_why():
+    decision = policy.refund_decision(status="SHIPPING", delivered_at=None, today=TODAY, reason_category="DEFECT")
+    assert "배송중" in decision.reason and "반품" in decision.reason
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("단순변심", "CHANGE_OF_MIND"),
+        ("CHANGE_OF_MIND", "CHANGE_OF_MIND"),
+        ("상품하자", "DEFECT"),
+        ("오배송", "WRONG_ITEM"),
+        ("확인필요", "UNCLEAR"),
+        (" 상품하자 ", "DEFECT"),
+        ("불량", None),
+        ("", None),
+        (None, None),
+        (3, None),
+    ],
+)
+def test_reason_category_accepts_code_or_korean_label_only(value, expected):
+    assert policy.parse_reason_category(value) == expected
+
+
+@pytest.mark.parametrize(
+    "kind, status_now, days, category, allowed",
+    [
+        ("CANCEL", "PAID", None, "UNCLEAR", True),
+        ("CANCEL", "PREPARING", None, "UNCLEAR", True),
+        ("CANCEL", "SHIPPING", None, "UNCLEAR", False),  # shipped since the request
+        ("CANCEL", "DELIVERED", 1, "UNCLEAR", False),
+        ("REFUND", "DELIVERED", 5, "CHANGE_OF_MIND", True),
+        ("REFUND", "DELIVERED", 9, "CHANGE_OF_MIND", False),
+        ("REFUND", "DELIVERED", 29, "DEFECT", True),
+        ("REFUND", "RETURNED", 5, "DEFECT", False),
+        ("ADDRESS_CHANGE", "PAID", None, "", False),
+    ],
+)
+def test_approval_rechecks_the_order_as_it_is_now(kind, status_now, days, category, allowed):
+    decision = policy.approval_decision(
+        kind=kind,
+        status_now=status_now,
+        delivered_at=D(days) if days is not None else None,
+        requested_on=TODAY,
+        reason_category=category,
+    )
+    assert decision.allowed is allowed
+    if kind == "CANCEL" and status_now == "SHIPPING":
+        assert "배송중" in decision.reason
+
+
+def test_window_days_by_category():
+    assert policy.window_days("CHANGE_OF_MIND") == policy.RETURN_DAYS == 7
+    assert policy.window_days("DEFECT") == policy.window_days("WRONG_ITEM") == policy.DEFECT_DAYS == 30
+
+
+def test_before_shipping_set_is_paid_and_preparing():
+    assert policy.BEFORE_SHIPPING == {"PAID", "PREPARING"}
+
+
+@pytest.mark.parametrize(
+    "cs_today, now_iso, expected",
+    [
+        ("2026-07-27", "2026-11-29T10:00:00+00:00", date(2026, 7, 27)),
+        (None, "2026-11-29T14:59:00+00:00", date(2026, 11, 29)),
+        (None, "2026-11-29T15:00:00+00:00", date(2026, 11, 30)),  # midnight in Seoul
+        ("", "2026-11-29T16:00:00+00:00", date(2026, 11, 30)),
+    ],
+)
+def test_today_comes_from_cs_today_or_seoul_date(cs_today, now_iso, expected):
+    from datetime import datetime
+
+    assert resolve_today(cs_today, datetime.fromisoformat(now_iso)) == expected
+
+
+def test_money_kinds_are_refund_and_cancel():
+    assert set(ActionRecord.MONEY_KINDS) == {"REFUND", "CANCEL"}

@@ -1,0 +1,104 @@
+"""`action_decide`: permission, re-check against the order now, execute once, audit events."""
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from actions.errors import AlreadyDecided, NotApprovable
+from actions.models import ActionEvent, ActionRecord
+from actions.services import action_decide
+from actions.tools import make_action_tools
+from common.errors import NotFound, PermissionDenied
+from orders.models import Order, ProductOption
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def pending_refund(c003):
+    result = make_action_tools(c003).call(
+        "request_refund", {"order_id": "HR20260628003", "reason_category": "상품하자", "reason": "녹이 슬었어요"}
+    )
+    return ActionRecord.objects.get(pk=int(result["action_id"][1:]))
+
+
+@pytest.fixture
+def pending_cancel(c003):
+    make_action_tools(c003).call("request_refund", {"order_id": "HR20260726002", "reason_category": "확인필요"})
+    return ActionRecord.objects.get(kind="CANCEL")
+
+
+def test_approve_refund_returns_order_and_records_amount(pending_refund, operator_user):
+    record = action_decide(number=pending_refund.number, approve=True, actor=operator_user, note="사진 확인")
+    assert (record.status, record.refund_amount, record.decided_by) == ("APPROVED", 38000, operator_user)
+    assert Order.objects.get(pk="HR20260628003").status == "RETURNED"
+    event = ActionEvent.objects.filter(record=record).last()
+    assert (event.from_status, event.to_status, event.actor_label) == ("PENDING", "APPROVED", "operator")
+    assert "반품완료" in event.note and "사진 확인" in event.note
+
+
+def test_approve_cancel_cancels_order_and_restocks(pending_cancel, operator_user):
+    option = Order.objects.get(pk="HR20260726002").option
+    before = option.stock
+    action_decide(number=pending_cancel.pk, approve=True, actor=operator_user)
+    assert Order.objects.get(pk="HR20260726002").status == "CANCELLED"
+    assert ProductOption.objects.get(pk=option.pk).stock == before + 1
+
+
+def test_reject_changes_nothing_on_the_order(pending_refund, operator_user):
+    record = action_decide(number=pending_refund.number, approve=False, actor=operator_user)
+    assert record.status == "REJECTED" and record.refund_amount is None
+    assert Order.objects.get(pk="HR20260628003").status == "DELIVERED"
+
+
+def test_deciding_twice_is_a_clear_error_not_a_second_execution(pending_refund, operator_user):
+    action_decide(number=pending_refund.number, approve=True, actor=operator_user)
+    with pytest.raises(AlreadyDecided, match="이미 '승인완료'"):
+        action_decide(number=pending_refund.number, approve=True, actor=operator_user)
+    with pytest.raises(AlreadyDecided):
+        action_decide(number=pending_refund.number, approve=False, actor=operator_user)
+    assert ActionEvent.objects.filter(record=pending_refund, to_status="APPROVED").count() == 1
+
+
+def test_cancel_for_order_that_shipped_since_cannot_be_approved(pending_cancel, operator_user):
+    Order.objects.filter(pk="HR20260726002").update(status="SHIPPING")  # the warehouse moved on
+    with pytest.raises(NotApprovable, match="배송중"):
+        action_decide(number=pending_cancel.number, approve=True, actor=operator_user)
+    pending_cancel.refresh_from_db()
+    assert pending_cancel.status == "PENDING"
+    assert Order.objects.get(pk="HR20260726002").status == "SHIPPING"
+    # The operator can still reject it.
+    assert action_decide(number=pending_cancel.number, approve=False, actor=operator_user).status == "REJECTED"
+
+
+def test_only_users_with_decide_permission(pending_refund):
+    staff = get_user_model().objects.create_user("staff2", password="x", is_staff=True)
+    customer_user = pending_refund.customer.user
+    for user in (staff, customer_user):
+        with pytest.raises(PermissionDenied):
+            action_decide(number=pending_refund.number, approve=True, actor=user)
+    pending_refund.refresh_from_db()
+    assert pending_refund.status == "PENDING"
+
+
+def test_done_records_and_unknown_numbers_are_not_decidable(c003, operator_user):
+    make_action_tools(c003).call(
+        "change_shipping_address", {"order_id": "HR20260726002", "new_address": "서울특별시 중구 세종대로 110"}
+    )
+    done = ActionRecord.objects.get()
+    with pytest.raises(NotApprovable):
+        action_decide(number=done.number, approve=True, actor=operator_user)
+    with pytest.raises(NotFound):
+        action_decide(number="A99999", approve=True, actor=operator_user)
+    with pytest.raises(NotFound):
+        action_decide(number="nonsense", approve=True, actor=operator_user)
+
+
+def test_action_numbers_come_from_the_database_id(c003):
+    tools = make_action_tools(c003)
+    tools.call("request_refund", {"order_id": "HR20260726002", "reason_category": "확인필요"})
+    first = ActionRecord.objects.get()
+    first.events.all().delete()
+    ActionRecord.objects.all().delete()  # a count-based number would now repeat A00001
+    result = tools.call("request_refund", {"order_id": "HR20260726002", "reason_category": "확인필요"})
+    assert result["action_id"] != first.number
+    assert result["action_id"] == f"A{ActionRecord.objects.get().pk:05d}"

@@ -1,0 +1,34 @@
+from django.urls import path
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.permissions import AllowAny
+
+from actions.apis import RequestListApi
+from chat.apis import ChatTurnApi, ConversationDetailApi
+from orders.apis import OrderListApi, ProductDetailApi
+from tickets.apis import TicketDetailApi, TicketListApi
+
+
+class TokenObtainApi(ObtainAuthToken):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        request=inline_serializer("TokenRequest", {"username": serializers.CharField(), "password": serializers.CharField()}),
+        responses={200: inline_serializer("TokenResponse", {"token": serializers.CharField()})},
+        summary="로그인 토큰 발급",
+    )
+    def post(self, request, *args, **kwargs):
+        return super().post(request, *args, **kwargs)
+
+
+urlpatterns = [
+    path("auth/token/", TokenObtainApi.as_view(), name="api-token"),
+    path("chat/", ChatTurnApi.as_view(), name="api-chat"),
+    path("chat/<uuid:conversation_id>/", ConversationDetailApi.as_view(), name="api-chat-detail"),
+    path("orders/", OrderListApi.as_view(), name="api-orders"),
+    path("products/<str:product_id>/", ProductDetailApi.as_view(), name="api-product"),
+    path("requests/", RequestListApi.as_view(), name="api-requests"),
+    path("tickets/", TicketListApi.as_view(), name="api-tickets"),
+    path("tickets/<str:ticket_id>/", TicketDetailApi.as_view(), name="api-ticket-detail"),
+]
