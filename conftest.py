@@ -17,6 +17,7 @@ def _on_postgres() -> bool:
     return settings.DATABASES["default"]["ENGINE"].endswith("postgresql")
 
 
+@pytest.hookimpl(trylast=True)  # after `-m` deselection
 def pytest_collection_modifyitems(config, items):
     if _on_postgres():
         return

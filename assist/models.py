@@ -1,0 +1,110 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class StageState(models.TextChoices):
+    PENDING = "PENDING", "대기"
+    DONE = "DONE", "완료"
+    FAILED = "FAILED", "실패"
+    SKIPPED = "SKIPPED", "해당 없음"
+
+
+class Draft(models.Model):
+    """A reply draft for an operator, built from one customer input (the source message).
+
+    Never sent by itself: an operator applies it (unchanged or edited) or rejects it.
+    """
+
+    class Status(models.TextChoices):
+        PREPARING = "PREPARING", "생성 중"
+        GENERATED = "GENERATED", "생성됨"
+        SUPERSEDED = "SUPERSEDED", "대체됨"
+        APPLIED = "APPLIED", "적용됨"
+        REJECTED = "REJECTED", "반려됨"
+        FAILED = "FAILED", "생성 실패"
+
+    class Applied(models.TextChoices):
+        UNCHANGED = "UNCHANGED", "그대로 발송"
+        EDITED = "EDITED", "수정 후 발송"
+
+    ticket = models.ForeignKey("tickets.Ticket", on_delete=models.CASCADE, related_name="drafts", verbose_name="티켓")
+    source_message = models.ForeignKey(
+        "tickets.TicketMessage", on_delete=models.CASCADE, related_name="drafts", verbose_name="기준 고객 입력"
+    )
+    status = models.CharField("상태", max_length=12, choices=Status.choices, default=Status.PREPARING)
+
+    # The fast draft and the QA-corrected answer.
+    body = models.TextField("초안(빠른 초안)", blank=True, default="")
+    corrected_body = models.TextField("QA 보정 답변", blank=True, default="")
+    citations = models.JSONField("출처", default=list, blank=True)
+    dropped_citations = models.JSONField("버린 출처(검색되지 않음)", default=list, blank=True)
+    draft_model = models.CharField("초안 모델", max_length=100, blank=True, default="")
+    qa_model = models.CharField("QA 모델", max_length=100, blank=True, default="")
+    qa_changes = models.JSONField("QA 수정 내용", default=list, blank=True)
+
+    # Quality signals: never a total score, never an auto-send flag.
+    confidence = models.JSONField("신뢰도(항목별)", default=dict, blank=True)
+    hard_blockers = models.JSONField("차단 사유", default=list, blank=True)
+    recommended_tags = models.JSONField("추천 태그", default=list, blank=True)
+    diagnosis = models.JSONField("운영자 전용 진단", default=dict, blank=True)
+    context_report = models.JSONField("선조회 결과", default=dict, blank=True)
+
+    draft_state = models.CharField("초안 단계", max_length=8, choices=StageState.choices, default=StageState.PENDING)
+    qa_state = models.CharField("QA 단계", max_length=8, choices=StageState.choices, default=StageState.PENDING)
+    confidence_state = models.CharField(
+        "신뢰도 단계", max_length=8, choices=StageState.choices, default=StageState.PENDING
+    )
+    tags_state = models.CharField("태그 단계", max_length=8, choices=StageState.choices, default=StageState.PENDING)
+    diagnosis_state = models.CharField(
+        "진단 단계", max_length=8, choices=StageState.choices, default=StageState.PENDING
+    )
+    errors = models.JSONField("단계별 오류", default=dict, blank=True)
+    attempts = models.PositiveIntegerField("실행 횟수", default=0)
+
+    # Timings: input received → draft stored → QA done → confidence done.
+    input_at = models.DateTimeField("입력 시각")
+    draft_at = models.DateTimeField("초안 저장", null=True, blank=True)
+    qa_at = models.DateTimeField("QA 완료", null=True, blank=True)
+    confidence_at = models.DateTimeField("신뢰도 완료", null=True, blank=True)
+
+    # The operator's decision.
+    applied = models.CharField("적용 방식", max_length=10, choices=Applied.choices, blank=True, default="")
+    edit_ratio = models.FloatField("편집 비율", null=True, blank=True)
+    final_body = models.TextField("발송한 답변", blank=True, default="")
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+", verbose_name="결정자"
+    )
+    decided_at = models.DateTimeField("결정 시각", null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "답변 초안"
+        verbose_name_plural = "답변 초안"
+        ordering = ["-id"]
+        constraints = [
+            # De-duplication: one draft per (ticket, source input); redelivered events find it.
+            models.UniqueConstraint(fields=["ticket", "source_message"], name="one_draft_per_source_input"),
+            # At most one live draft per ticket.
+            models.UniqueConstraint(fields=["ticket"], condition=Q(status="GENERATED"), name="one_generated_per_ticket"),
+            models.CheckConstraint(
+                condition=~Q(status="APPLIED") | (~Q(applied="") & Q(edit_ratio__isnull=False)),
+                name="applied_draft_has_outcome",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"D{self.pk} {self.get_status_display()}"
+
+    @property
+    def answer(self) -> str:
+        """What the operator starts from: the QA-corrected answer once there is one."""
+        return self.corrected_body or self.body
+
+
+class TicketLease(models.Model):
+    """Per-ticket lease for embedded mode (no Redis): a crashed holder blocks only until it expires."""
+
+    ticket_id = models.BigIntegerField(primary_key=True)
+    holder = models.CharField(max_length=64)
+    expires_at = models.DateTimeField()

@@ -5,6 +5,21 @@ from django.db.models import Q
 from common.numbering import format_number
 
 
+class Tag(models.Model):
+    """The operators' tag set. The AI may only recommend from it; only operators apply tags."""
+
+    name = models.CharField("태그", max_length=40, unique=True)
+    is_active = models.BooleanField("사용", default=True)
+
+    class Meta:
+        verbose_name = "태그"
+        verbose_name_plural = "태그"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class Ticket(models.Model):
     """A conversation with a person: chat escalations, inquiries opened through the API, phone notes."""
 
@@ -37,6 +52,7 @@ class Ticket(models.Model):
     order = models.ForeignKey(
         "orders.Order", on_delete=models.SET_NULL, null=True, blank=True, related_name="tickets", verbose_name="관련 주문"
     )
+    tags = models.ManyToManyField(Tag, blank=True, related_name="tickets", verbose_name="태그")
     created_at = models.DateTimeField("접수일시", auto_now_add=True)
     updated_at = models.DateTimeField("수정일시", auto_now=True)
 

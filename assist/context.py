@@ -1,0 +1,120 @@
+"""Read-only context for the fast draft, fetched in parallel under one overall time budget.
+
+Sources that fail or are late are left out and recorded; the draft never waits past the budget.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, wait
+
+from django.db import close_old_connections, connection
+
+from actions.models import ActionRecord
+from orders.models import Customer, Order
+from tickets.models import Ticket
+
+log = logging.getLogger(__name__)
+
+ITEMS_PER_SOURCE = 10
+BUDGET_S = 3.0
+
+
+def _profile(customer_id: str) -> dict:
+    c = Customer.objects.only("customer_id", "name", "created_at").get(pk=customer_id)
+    return {"customer_id": c.customer_id, "name": c.name}  # no phone, no e-mail
+
+
+def _orders(customer_id: str) -> list[dict]:
+    rows = Order.objects.filter(customer_id=customer_id).select_related("product", "option")[:ITEMS_PER_SOURCE]
+    return [
+        {"order_id": o.order_id, "product": o.product.name, "option": o.option.label, "quantity": o.quantity,
+         "amount": int(o.amount), "status": o.get_status_display(), "ordered_at": str(o.ordered_at),
+         "delivered_at": str(o.delivered_at) if o.delivered_at else None}
+        for o in rows
+    ]
+
+
+def _actions(customer_id: str) -> list[dict]:
+    rows = ActionRecord.objects.filter(customer_id=customer_id).order_by("-id")[:ITEMS_PER_SOURCE]
+    return [{"action_id": r.number, "kind": r.get_kind_display(), "order_id": r.order_id,
+             "status": r.get_status_display(), "detail": r.summary} for r in rows]
+
+
+def _tickets(customer_id: str, exclude_ticket_id: int) -> list[dict]:
+    rows = Ticket.objects.filter(customer_id=customer_id).exclude(pk=exclude_ticket_id).order_by("-id")
+    return [{"ticket_id": t.number, "category": t.get_category_display(), "subject": t.subject,
+             "status": t.get_status_display()} for t in rows[:ITEMS_PER_SOURCE]]
+
+
+def _payments(customer_id: str) -> list[dict]:
+    """Payments are the orders' amounts; refunds are approved money requests."""
+    paid = Order.objects.filter(customer_id=customer_id).order_by("-ordered_at")[:ITEMS_PER_SOURCE]
+    refunds = {
+        r.order_id: r for r in ActionRecord.objects.filter(
+            customer_id=customer_id, status=ActionRecord.Status.APPROVED, kind__in=ActionRecord.MONEY_KINDS
+        )
+    }
+    return [{"order_id": o.order_id, "paid": int(o.amount), "paid_on": str(o.ordered_at),
+             "refunded": int(refunds[o.order_id].refund_amount) if o.order_id in refunds else 0} for o in paid]
+
+
+def _shipping(customer_id: str) -> list[dict]:
+    events: list[dict] = []
+    for o in Order.objects.filter(customer_id=customer_id).exclude(shipped_at=None).order_by("-shipped_at")[:ITEMS_PER_SOURCE]:
+        events.append({"order_id": o.order_id, "event": "출고", "on": str(o.shipped_at)})
+        if o.delivered_at:
+            events.append({"order_id": o.order_id, "event": "배송완료", "on": str(o.delivered_at)})
+    return events[:ITEMS_PER_SOURCE]
+
+
+def context_sources(customer_id: str, ticket_id: int) -> dict[str, Callable[[], object]]:
+    return {
+        "profile": lambda: _profile(customer_id),
+        "orders": lambda: _orders(customer_id),
+        "action_records": lambda: _actions(customer_id),
+        "past_tickets": lambda: _tickets(customer_id, ticket_id),
+        "payments": lambda: _payments(customer_id),
+        "shipping_events": lambda: _shipping(customer_id),
+    }
+
+
+def _run_in_thread(fn: Callable[[], object]) -> object:
+    try:
+        return fn()
+    finally:
+        connection.close()
+
+
+def context_prefetch(
+    sources: dict[str, Callable[[], object]], *, budget_s: float = BUDGET_S, pool: ThreadPoolExecutor | None = None
+) -> tuple[dict, dict]:
+    """(context, report): report says for each source ok / failed (error class) / late, and ms spent."""
+    started = time.monotonic()
+    own_pool = pool is None
+    pool = pool or ThreadPoolExecutor(max_workers=len(sources), thread_name_prefix="ctx")
+    futures = {name: pool.submit(_run_in_thread, fn) for name, fn in sources.items()}
+    done, _late = wait(futures.values(), timeout=budget_s)
+    context: dict = {}
+    report: dict = {}
+    for name, future in futures.items():
+        if future not in done:
+            report[name] = "late"
+            future.cancel()
+            continue
+        exc = future.exception()
+        if exc is not None:
+            report[name] = f"failed:{type(exc).__name__}"
+            continue
+        context[name] = future.result()
+        report[name] = "ok"
+    if own_pool:
+        pool.shutdown(wait=False, cancel_futures=True)
+    report["elapsed_ms"] = int((time.monotonic() - started) * 1000)
+    close_old_connections()
+    missing = [n for n, r in report.items() if n != "elapsed_ms" and r != "ok"]
+    if missing:
+        log.warning("assist.context_partial missing=%s elapsed_ms=%s", ",".join(missing), report["elapsed_ms"])
+    return context, report
