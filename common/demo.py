@@ -21,11 +21,30 @@ ACTIVITY_MODELS = (
 )
 
 
-def demo_seed(*, password: str | None = None) -> tuple[dict[str, int], DemoAccounts]:
+def demo_seed(*, password: str | None = None, knowledge: bool = True) -> tuple[dict[str, int], DemoAccounts]:
     data = shop_fixture_read(settings.FIXTURES_DIR / "shop.json")
     counts = shop_fixture_load(data=data, restore=False)
     accounts = demo_accounts_ensure(password=password or settings.CS_DEMO_PASSWORD)
+    if knowledge:
+        counts.update(demo_knowledge_seed())
     return counts, accounts
+
+
+def demo_knowledge_seed() -> dict[str, int]:
+    """Tags, FAQ and documents (indexed for Korean search), and the service-event store."""
+    import json
+
+    from diagnostics.services import service_events_fixture_load
+    from knowledge.selectors import index_status
+    from knowledge.services import knowledge_fixture_load, knowledge_index_build
+    from tickets.models import Tag
+
+    names = json.loads((settings.FIXTURES_DIR / "tags.json").read_text(encoding="utf-8"))
+    tags = sum(Tag.objects.get_or_create(name=name)[1] for name in names)
+    knowledge_fixture_load(directory=settings.FIXTURES_DIR / "knowledge")
+    chunks = 0 if index_status()["built"] else knowledge_index_build()
+    events = service_events_fixture_load(path=settings.FIXTURES_DIR / "service_events.json")
+    return {"tags": tags, "knowledge_chunks": chunks, "service_events": events}
 
 
 @transaction.atomic

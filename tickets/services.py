@@ -24,6 +24,30 @@ def parse_category(value: object) -> str:
     return Ticket.Category.OTHER
 
 
+def _draft_after_commit(ticket: Ticket, message: TicketMessage) -> None:
+    """The reply-draft pipeline starts only once the customer's words are committed."""
+    from assist.tasks import generate_draft_task
+
+    ids = (ticket.pk, message.pk)
+    transaction.on_commit(lambda: generate_draft_task.delay(*ids))
+
+
+def ticket_message_add(*, ticket: Ticket, body: str, author: AbstractBaseUser | None) -> TicketMessage:
+    """A customer follow-up on their ticket: stored, the ticket reopened, a new draft requested."""
+    text = body.strip()[:BODY_MAX]
+    with transaction.atomic():
+        locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
+        message = TicketMessage.objects.create(
+            ticket=locked, author_type=TicketMessage.Author.CUSTOMER, author=author, body=text
+        )
+        if locked.status != Ticket.Status.OPEN:
+            locked.status = Ticket.Status.OPEN
+        locked.save(update_fields=["status", "updated_at"])
+        _draft_after_commit(locked, message)
+    log.info("ticket.customer_message ticket_id=%s message_id=%s", locked.number, message.pk)
+    return message
+
+
 def ticket_create(
     *,
     customer: Customer,
@@ -40,8 +64,9 @@ def ticket_create(
         ticket = Ticket.objects.create(
             customer=customer, category=parse_category(category), subject=subject_text, source=source, order=order
         )
-        TicketMessage.objects.create(
+        message = TicketMessage.objects.create(
             ticket=ticket, author_type=TicketMessage.Author.CUSTOMER, author=author, body=body[:BODY_MAX] or subject_text
         )
+        _draft_after_commit(ticket, message)
     log.info("ticket.created ticket_id=%s source=%s category=%s", ticket.number, source, ticket.category)
     return ticket

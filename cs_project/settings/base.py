@@ -129,6 +129,12 @@ CS_TODAY = env("CS_TODAY")
 CS_DEMO_PASSWORD = env("CS_DEMO_PASSWORD", "demo1234")
 FIXTURES_DIR = BASE_DIR / "fixtures"
 
+# --- Operator assist -----------------------------------------------------------------------------
+# Off: no new AI processing at all (and nothing falls back to another path).
+CS_AI_DRAFTS_ENABLED = env_bool("CS_AI_DRAFTS_ENABLED", True)
+# On: every pipeline stage waits for the previous one (the benchmark's "before" contrast only).
+CS_AI_PIPELINE_SEQUENTIAL = env_bool("CS_AI_PIPELINE_SEQUENTIAL", False)
+
 # --- Redis / Celery -----------------------------------------------------------------------------
 # REDIS_URL unset = embedded mode: tasks run in-process after commit, locks fall back to the DB.
 REDIS_URL = env("REDIS_URL")

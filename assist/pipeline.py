@@ -1,0 +1,333 @@
+"""The reply-draft pipeline for one (ticket, source input).
+
+Fast draft first (one model call after the input, context prefetched in parallel), then QA, then the
+confidence evaluation; tags and the operator-only diagnosis run beside the draft. Every write is fenced:
+under a row lock it re-checks that the source input is still the ticket's latest customer message.
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from assist import prompts
+from assist.context import context_prefetch, context_sources
+from assist.locks import ticket_lease
+from assist.models import Draft, StageState
+from assist.schemas import ConfidenceOutput, DraftOutput, QAOutput, TagsOutput
+from llm import client as llm
+from llm.errors import LLMError
+from tickets.models import Tag, Ticket, TicketMessage
+
+log = logging.getLogger(__name__)
+
+REFUND_PROMISES = ("환불해 드리겠습니다", "환불해드리겠습니다", "환불 처리해 드렸", "환불이 완료", "환불 완료")
+
+
+class LeaseBusy(Exception):
+    """Another worker holds the ticket's lease; the task retries later."""
+
+
+class Stale(Exception):
+    """A newer customer input exists: this run's work is dropped (the newer event will do it)."""
+
+
+@dataclass(frozen=True)
+class Run:
+    ticket_id: int
+    message_id: int
+    draft_id: int
+    customer_id: str
+    category: str
+    input_at: object
+
+
+def latest_customer_message_id(ticket_id: int) -> int | None:
+    return (
+        TicketMessage.objects.filter(ticket_id=ticket_id, author_type=TicketMessage.Author.CUSTOMER)
+        .order_by("-id")
+        .values_list("id", flat=True)
+        .first()
+    )
+
+
+def _fenced_write(run: Run, **fields) -> Draft:
+    """Write stage results, or raise Stale. Runs in its own short transaction under row locks."""
+    with transaction.atomic():
+        Ticket.objects.select_for_update().filter(pk=run.ticket_id).first()
+        draft = Draft.objects.select_for_update().get(pk=run.draft_id)
+        stale = draft.status in (Draft.Status.SUPERSEDED, Draft.Status.APPLIED, Draft.Status.REJECTED)
+        if not stale and latest_customer_message_id(run.ticket_id) != run.message_id:
+            # Committed before raising: the older draft is visibly SUPERSEDED and never written.
+            draft.status = Draft.Status.SUPERSEDED
+            draft.save(update_fields=["status"])
+            stale = True
+        if not stale:
+            if fields.get("status") == Draft.Status.GENERATED:
+                Draft.objects.filter(ticket_id=run.ticket_id, status=Draft.Status.GENERATED).exclude(
+                    pk=draft.pk
+                ).update(status=Draft.Status.SUPERSEDED)
+            if "errors" in fields:
+                fields["errors"] = {**draft.errors, **fields["errors"]}
+            for name, value in fields.items():
+                setattr(draft, name, value)
+            draft.save(update_fields=list(fields))
+    if stale:
+        raise Stale
+    return draft
+
+
+def _failed(stage: str, exc: Exception) -> dict:
+    error = getattr(exc, "error_class", type(exc).__name__)
+    return {f"{stage}_state": StageState.FAILED, "errors": {stage: error}}
+
+
+def _in_thread(fn, *args):
+    try:
+        return fn(*args)
+    finally:
+        connection.close()
+
+
+# --- stages ------------------------------------------------------------------------------------
+def _retrieve(query: str) -> list[dict]:
+    from knowledge.retrieval import retrieve
+
+    return [
+        {"doc_id": h.doc_id, "chunk": h.chunk_index, "title": h.title, "text": h.text}
+        for h in retrieve(query, k=4)
+    ]
+
+
+def _faq() -> list[dict]:
+    from knowledge.selectors import faq_list_active
+
+    return [{"question": f.question, "answer": f.answer} for f in faq_list_active(limit=200)]
+
+
+def _check_citations(cited: list, hits: list[dict]) -> tuple[list[dict], list[dict]]:
+    allowed = {(h["doc_id"], h["chunk"]) for h in hits}
+    kept, dropped = [], []
+    for c in cited:
+        pair = (c.doc_id, c.chunk)
+        (kept if pair in allowed else dropped).append({"doc_id": c.doc_id, "chunk": c.chunk})
+    return kept, dropped
+
+
+def _stage_draft(run: Run, snapshot: list[dict], context_future: Future) -> Draft | None:
+    context, report = context_future.result()
+    try:
+        out, result = llm.structured(
+            purpose="draft",
+            messages=prompts.draft_messages(snapshot=snapshot, context=context, faq=_faq(), hits=[]),
+            schema=DraftOutput,
+            name="draft",
+        )
+    except LLMError as exc:
+        _fenced_write(run, status=Draft.Status.FAILED, context_report=report, **_failed("draft", exc))
+        return None
+    return _fenced_write(
+        run,
+        status=Draft.Status.GENERATED,
+        body=out.body,
+        draft_model=result.model,
+        draft_state=StageState.DONE,
+        draft_at=timezone.now(),
+        context_report=report,
+    )
+
+
+def _stage_qa(run: Run, snapshot: list[dict], draft: Draft, hits: list[dict]) -> Draft:
+    try:
+        out, result = llm.structured(
+            purpose="qa", messages=prompts.qa_messages(snapshot=snapshot, draft=draft.body, hits=hits),
+            schema=QAOutput, name="qa",
+        )
+    except LLMError as exc:
+        return _fenced_write(run, **_failed("qa", exc))
+    kept, dropped = _check_citations(out.citations, hits)
+    if dropped:
+        log.warning("assist.citation_dropped draft_id=%s count=%d", run.draft_id, len(dropped))
+    return _fenced_write(
+        run,
+        corrected_body=out.corrected_body,
+        citations=kept,
+        dropped_citations=dropped,
+        qa_changes=out.changes,
+        qa_model=result.model,
+        qa_state=StageState.DONE,
+        qa_at=timezone.now(),
+    )
+
+
+def _stage_confidence(run: Run, snapshot: list[dict], draft: Draft, hits: list[dict], diagnosis: dict | None) -> Draft:
+    answer = draft.answer
+    try:
+        out, _ = llm.structured(
+            purpose="confidence",
+            messages=prompts.confidence_messages(snapshot=snapshot, answer=answer, hits=hits, diagnosis=diagnosis),
+            schema=ConfidenceOutput,
+            name="confidence",
+        )
+    except LLMError as exc:
+        return _fenced_write(run, **_failed("confidence", exc))
+    blockers = list(out.hard_blockers)
+    # Code adds what it can see for itself, whatever the model said.
+    if any(p in answer for p in REFUND_PROMISES):
+        blockers.append("승인 전에 환불을 약속함 (환불은 담당자 승인 후에만 실행됩니다)")
+    if diagnosis and diagnosis.get("verdict") != "FAILURE_POINT_IDENTIFIED" and "원인" in answer and "확인" not in answer:
+        blockers.append("진단이 확정하지 못한 원인을 단정함")
+    scores = {k: getattr(out, k).model_dump() for k in ("groundedness", "completeness", "safety", "uncertainty_handling")}
+    return _fenced_write(
+        run, confidence=scores, hard_blockers=blockers, confidence_state=StageState.DONE, confidence_at=timezone.now()
+    )
+
+
+def _stage_tags(run: Run, snapshot: list[dict]) -> None:
+    names = list(Tag.objects.filter(is_active=True).values_list("name", flat=True))
+    if not names:
+        _fenced_write(run, tags_state=StageState.SKIPPED)
+        return
+    try:
+        out, _ = llm.structured(
+            purpose="tags", messages=prompts.tags_messages(snapshot=snapshot, tag_names=names), schema=TagsOutput, name="tags"
+        )
+    except LLMError as exc:
+        _fenced_write(run, **_failed("tags", exc))
+        return
+    allowed = set(names)
+    _fenced_write(run, recommended_tags=[t for t in dict.fromkeys(out.tags) if t in allowed], tags_state=StageState.DONE)
+
+
+def _stage_diagnosis(run: Run, snapshot: list[dict]) -> dict | None:
+    if run.category != Ticket.Category.ERROR:
+        _fenced_write(run, diagnosis_state=StageState.SKIPPED)
+        return None
+    from diagnostics.policy import enforce
+    from diagnostics.prompts import diagnosis_system_prompt, diagnosis_user_prompt
+    from diagnostics.schemas import DiagnosisOutput
+    from diagnostics.selectors import diagnostic_context_gather
+
+    context = diagnostic_context_gather(customer_id=run.customer_id, inquiry_at=run.input_at)
+    inquiry = "\n".join(m["body"] for m in snapshot if m["author_type"] == "CUSTOMER")
+    try:
+        out, _ = llm.structured(
+            purpose="diagnosis",
+            messages=[
+                {"role": "system", "content": diagnosis_system_prompt()},
+                {"role": "user", "content": diagnosis_user_prompt(
+                    inquiry_text=inquiry, inquiry_at=run.input_at, context=context.as_tool_result())},
+            ],
+            schema=DiagnosisOutput,
+            name="diagnosis",
+        )
+    except LLMError as exc:
+        _fenced_write(run, **_failed("diagnosis", exc))
+        return None
+    enforced = enforce(
+        out, context_event_ids_by_kind=context.event_ids_by_kind(), error_event_ids=context.error_event_ids()
+    ).as_dict()
+    _fenced_write(run, diagnosis=enforced, diagnosis_state=StageState.DONE)
+    return enforced
+
+
+# --- the run -----------------------------------------------------------------------------------
+def _claim(ticket: Ticket, message: TicketMessage, *, retry_failed: bool) -> Draft | None:
+    draft, created = Draft.objects.get_or_create(
+        ticket=ticket, source_message=message, defaults={"input_at": message.created_at}
+    )
+    if not created:
+        unfinished = draft.status == Draft.Status.PREPARING or StageState.PENDING in (
+            draft.qa_state, draft.confidence_state, draft.tags_state, draft.diagnosis_state
+        )
+        failed = draft.status == Draft.Status.FAILED or StageState.FAILED in (
+            draft.qa_state, draft.confidence_state, draft.tags_state, draft.diagnosis_state
+        )
+        if draft.status in (Draft.Status.SUPERSEDED, Draft.Status.APPLIED, Draft.Status.REJECTED):
+            return None
+        if not unfinished and not (retry_failed and failed):
+            return None
+    Draft.objects.filter(pk=draft.pk).update(attempts=draft.attempts + 1)
+    return draft
+
+
+def draft_generate(*, ticket_id: int, message_id: int, retry_failed: bool = False) -> str:
+    """Run the pipeline; returns an outcome code for logs and tests. Raises LeaseBusy to be retried."""
+    if not getattr(settings, "CS_AI_DRAFTS_ENABLED", True):
+        log.info("assist.disabled ticket_id=%s message_id=%s", ticket_id, message_id)
+        return "disabled"
+    message = TicketMessage.objects.select_related("ticket").filter(
+        pk=message_id, ticket_id=ticket_id, author_type=TicketMessage.Author.CUSTOMER
+    ).first()
+    if message is None:
+        log.warning("assist.missing ticket_id=%s message_id=%s", ticket_id, message_id)
+        return "missing"
+    with ticket_lease(ticket_id) as held:
+        if not held:
+            raise LeaseBusy(ticket_id)
+        if latest_customer_message_id(ticket_id) != message_id:
+            Draft.objects.filter(ticket_id=ticket_id, source_message_id=message_id, status=Draft.Status.PREPARING).update(
+                status=Draft.Status.SUPERSEDED
+            )
+            return "stale"
+        draft = _claim(message.ticket, message, retry_failed=retry_failed)
+        if draft is None:
+            return "duplicate"
+        run = Run(ticket_id, message_id, draft.pk, message.ticket.customer_id, message.ticket.category, message.created_at)
+        snapshot = list(
+            TicketMessage.objects.filter(ticket_id=ticket_id, id__lte=message_id)
+            .order_by("id")
+            .values("id", "author_type", "body")
+        )
+        try:
+            _execute(run, draft, snapshot, sequential=getattr(settings, "CS_AI_PIPELINE_SEQUENTIAL", False))
+        except Stale:
+            log.info("assist.stale ticket_id=%s message_id=%s draft_id=%s", ticket_id, message_id, draft.pk)
+            return "stale"
+    log.info("assist.done ticket_id=%s message_id=%s draft_id=%s", ticket_id, message_id, draft.pk)
+    return "done"
+
+
+def _execute(run: Run, draft: Draft, snapshot: list[dict], *, sequential: bool) -> None:
+    query = " ".join(m["body"] for m in snapshot if m["author_type"] == "CUSTOMER")[-500:]
+    sources = context_sources(run.customer_id, run.ticket_id)
+    with ThreadPoolExecutor(max_workers=6, thread_name_prefix="assist") as pool:
+        if sequential:  # the seed's "before": every stage waits for the one before it (benchmark contrast)
+            done = Future()
+            done.set_result(context_prefetch(sources))
+            draft_now = _stage_draft(run, snapshot, done) if draft.draft_state != StageState.DONE else draft
+            hits = _retrieve(query)
+            diagnosis = _stage_diagnosis(run, snapshot)
+            _stage_tags(run, snapshot)
+            if draft_now is not None:
+                draft_now = _stage_qa(run, snapshot, draft_now, hits)
+                _stage_confidence(run, snapshot, draft_now, hits, diagnosis)
+            return
+        context_f = pool.submit(_in_thread, context_prefetch, sources)
+        hits_f = pool.submit(_in_thread, _retrieve, query)
+        diagnosis_f = (
+            pool.submit(_in_thread, _stage_diagnosis, run, snapshot)
+            if draft.diagnosis_state in (StageState.PENDING, StageState.FAILED) else None
+        )
+        tags_f = (
+            pool.submit(_in_thread, _stage_tags, run, snapshot)
+            if draft.tags_state in (StageState.PENDING, StageState.FAILED) else None
+        )
+        current: Draft | None = draft
+        if draft.draft_state != StageState.DONE:
+            current = _stage_draft(run, snapshot, context_f)
+        if current is not None:
+            hits = hits_f.result()
+            if current.qa_state != StageState.DONE:
+                current = _stage_qa(run, snapshot, current, hits)
+            diagnosis = diagnosis_f.result() if diagnosis_f else (current.diagnosis or None)
+            if current.confidence_state != StageState.DONE:
+                _stage_confidence(run, snapshot, current, hits, diagnosis)
+        for f in (tags_f, diagnosis_f):
+            if f is not None:
+                f.result()  # surface Stale from side stages
