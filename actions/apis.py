@@ -6,6 +6,7 @@ from rest_framework.views import APIView
 from actions.models import ActionRecord
 from actions.selectors import action_record_list
 from common.apis import CustomerThrottle, IsCustomer
+from tickets.apis import TicketOutputSerializer
 from tickets.models import Ticket
 
 REQUESTS_LIMIT = 100
@@ -29,17 +30,6 @@ class RequestListApi(APIView):
             model = ActionRecord
             fields = ("action_id", "kind", "kind_display", "order_id", "status", "status_display", "detail", "created_at")
 
-    @extend_schema_serializer(component_name="CustomerTicketSummary")
-
-    class TicketSerializer(serializers.ModelSerializer):
-        ticket_id = serializers.CharField(source="number")
-        category_display = serializers.CharField(source="get_category_display")
-        status_display = serializers.CharField(source="get_status_display")
-
-        class Meta:
-            model = Ticket
-            fields = ("ticket_id", "category", "category_display", "subject", "status", "status_display", "created_at")
-
     @extend_schema_serializer(component_name="CustomerRequests")
 
     class OutputSerializer(serializers.Serializer):
@@ -53,6 +43,6 @@ class RequestListApi(APIView):
         return Response(
             {
                 "actions": self.ActionSerializer(records, many=True).data,
-                "tickets": self.TicketSerializer(tickets, many=True).data,
+                "tickets": TicketOutputSerializer(tickets, many=True).data,
             }
         )

@@ -94,6 +94,7 @@ def database_config(url: str | None, sqlite_path: Path) -> dict:
     if url:
         config = dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
     else:
+        sqlite_path.parent.mkdir(parents=True, exist_ok=True)  # var/ is not in git
         config = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(sqlite_path)}
     if config["ENGINE"] == "django.db.backends.sqlite3":
         config.setdefault("OPTIONS", {}).update(
