@@ -90,10 +90,11 @@ def exchange_request(
 ) -> ActionRecord:
     """직접 처리: accept an exchange within the window and reserve one unit of the new option."""
     category = policy.parse_reason_category(reason_category) or ReasonCategory.UNCLEAR
+    on = today()
     with transaction.atomic():
         order = customer_order_get(customer=customer, order_id=order_id, for_update=True)
         decision = policy.exchange_decision(
-            status=order.status, delivered_at=order.delivered_at, today=today(), reason_category=category
+            status=order.status, delivered_at=order.delivered_at, today=on, reason_category=category
         )
         if not decision.allowed:
             raise _refuse(order, decision)
@@ -121,7 +122,7 @@ def exchange_request(
                     kind=ActionRecord.Kind.EXCHANGE,
                     status=ActionRecord.Status.DONE,
                     reason_category=category,
-                    requested_on=today(),
+                    requested_on=on,
                     reserved_option=option,
                     detail={
                         "old_option": order.option.label,

@@ -95,28 +95,16 @@ def _in_thread(fn, *args):
 
 
 # --- stages ------------------------------------------------------------------------------------
-def _retrieve(query: str) -> list[dict]:
+def _retrieve(query: str) -> list:
     from knowledge.retrieval import retrieve
 
-    return [
-        {"doc_id": h.doc_id, "chunk": h.chunk_index, "title": h.title, "text": h.text}
-        for h in retrieve(query, k=4)
-    ]
+    return retrieve(query, k=4)
 
 
 def _faq() -> list[dict]:
     from knowledge.selectors import faq_list_active
 
     return [{"question": f.question, "answer": f.answer} for f in faq_list_active(limit=200)]
-
-
-def _check_citations(cited: list, hits: list[dict]) -> tuple[list[dict], list[dict]]:
-    allowed = {(h["doc_id"], h["chunk"]) for h in hits}
-    kept, dropped = [], []
-    for c in cited:
-        pair = (c.doc_id, c.chunk)
-        (kept if pair in allowed else dropped).append({"doc_id": c.doc_id, "chunk": c.chunk})
-    return kept, dropped
 
 
 def _stage_draft(run: Run, snapshot: list[dict], context_future: Future) -> Draft | None:
@@ -142,7 +130,7 @@ def _stage_draft(run: Run, snapshot: list[dict], context_future: Future) -> Draf
     )
 
 
-def _stage_qa(run: Run, snapshot: list[dict], draft: Draft, hits: list[dict]) -> Draft:
+def _stage_qa(run: Run, snapshot: list[dict], draft: Draft, hits: list) -> Draft:
     try:
         out, result = llm.structured(
             purpose="qa", messages=prompts.qa_messages(snapshot=snapshot, draft=draft.body, hits=hits),
@@ -150,7 +138,9 @@ def _stage_qa(run: Run, snapshot: list[dict], draft: Draft, hits: list[dict]) ->
         )
     except LLMError as exc:
         return _fenced_write(run, **_failed("qa", exc))
-    kept, dropped = _check_citations(out.citations, hits)
+    from knowledge.retrieval import validate_citations
+
+    kept, dropped = validate_citations([c.model_dump() for c in out.citations], hits)
     if dropped:
         log.warning("assist.citation_dropped draft_id=%s count=%d", run.draft_id, len(dropped))
     return _fenced_write(
@@ -165,7 +155,7 @@ def _stage_qa(run: Run, snapshot: list[dict], draft: Draft, hits: list[dict]) ->
     )
 
 
-def _stage_confidence(run: Run, snapshot: list[dict], draft: Draft, hits: list[dict], diagnosis: dict | None) -> Draft:
+def _stage_confidence(run: Run, snapshot: list[dict], draft: Draft, hits: list, diagnosis: dict | None) -> Draft:
     answer = draft.answer
     try:
         out, _ = llm.structured(

@@ -37,11 +37,12 @@ def _conversation_text(snapshot: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def _docs_text(hits: list[dict]) -> str:
-    return "\n\n".join(f"[doc_id={h['doc_id']} chunk={h['chunk']}] {h['title']}\n{h['text']}" for h in hits) or "(없음)"
+def _docs_text(hits: list) -> str:
+    """`hits`: knowledge.retrieval.Hit objects, each labelled with the (doc_id, chunk) a citation must use."""
+    return "\n\n".join(f"[doc_id={h.doc_id} chunk={h.chunk_index}] {h.title}\n{h.text}" for h in hits) or "(없음)"
 
 
-def draft_messages(*, snapshot: list[dict], context: dict, faq: list[dict], hits: list[dict]) -> list[dict]:
+def draft_messages(*, snapshot: list[dict], context: dict, faq: list[dict], hits: list) -> list[dict]:
     user = (
         f"[대화]\n{_conversation_text(snapshot)}\n\n"
         f"[고객 정보(읽기 전용 선조회)]\n{json.dumps(context, ensure_ascii=False, default=str)}\n\n"
@@ -51,12 +52,12 @@ def draft_messages(*, snapshot: list[dict], context: dict, faq: list[dict], hits
     return [{"role": "system", "content": DRAFT_SYSTEM}, {"role": "user", "content": user}]
 
 
-def qa_messages(*, snapshot: list[dict], draft: str, hits: list[dict]) -> list[dict]:
+def qa_messages(*, snapshot: list[dict], draft: str, hits: list) -> list[dict]:
     user = f"[대화]\n{_conversation_text(snapshot)}\n\n[초안]\n{draft}\n\n[문서]\n{_docs_text(hits)}"
     return [{"role": "system", "content": QA_SYSTEM}, {"role": "user", "content": user}]
 
 
-def confidence_messages(*, snapshot: list[dict], answer: str, hits: list[dict], diagnosis: dict | None) -> list[dict]:
+def confidence_messages(*, snapshot: list[dict], answer: str, hits: list, diagnosis: dict | None) -> list[dict]:
     diag = json.dumps(diagnosis, ensure_ascii=False) if diagnosis else "(오류 문의 아님)"
     user = f"[대화]\n{_conversation_text(snapshot)}\n\n[답변]\n{answer}\n\n[문서]\n{_docs_text(hits)}\n\n[진단]\n{diag}"
     return [{"role": "system", "content": CONFIDENCE_SYSTEM}, {"role": "user", "content": user}]

@@ -26,6 +26,7 @@ def test_new_inquiry_gets_a_full_draft_after_commit(c005, offline_model):
     assert draft.status == "GENERATED"
     assert (draft.draft_state, draft.qa_state, draft.confidence_state, draft.diagnosis_state) == ("DONE",) * 4
     assert draft.body and draft.corrected_body
+    assert draft.citations and draft.dropped_citations == []  # QA cites a retrieved chunk, checked by code
     assert set(draft.confidence) == {"groundedness", "completeness", "safety", "uncertainty_handling"}
     assert "total" not in str(draft.confidence).lower()
     assert draft.diagnosis["verdict"] in {"FAILURE_POINT_IDENTIFIED", "PARTIAL_EVIDENCE", "INSUFFICIENT"}
