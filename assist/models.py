@@ -82,6 +82,7 @@ class Draft(models.Model):
         verbose_name = "답변 초안"
         verbose_name_plural = "답변 초안"
         ordering = ["-id"]
+        permissions = [("review", "초안을 적용·반려할 수 있음")]
         constraints = [
             # De-duplication: one draft per (ticket, source input); redelivered events find it.
             models.UniqueConstraint(fields=["ticket", "source_message"], name="one_draft_per_source_input"),
@@ -108,3 +109,22 @@ class TicketLease(models.Model):
     ticket_id = models.BigIntegerField(primary_key=True)
     holder = models.CharField(max_length=64)
     expires_at = models.DateTimeField()
+
+
+class DeadLetter(models.Model):
+    """A draft run that gave up (retries exhausted or an unexpected error): visible, and retryable with
+    `regenerate_drafts --failed`, which clears it once the run completes."""
+
+    ticket = models.ForeignKey("tickets.Ticket", on_delete=models.CASCADE, related_name="+", verbose_name="티켓")
+    source_message = models.ForeignKey(
+        "tickets.TicketMessage", on_delete=models.CASCADE, related_name="+", verbose_name="기준 고객 입력"
+    )
+    error = models.CharField("오류", max_length=200)
+    retries = models.PositiveIntegerField("재시도 횟수", default=0)
+    created_at = models.DateTimeField("발생 시각", auto_now_add=True)
+    resolved_at = models.DateTimeField("재처리 완료", null=True, blank=True)
+
+    class Meta:
+        verbose_name = "처리 실패(데드레터)"
+        verbose_name_plural = "처리 실패(데드레터)"
+        ordering = ["-id"]

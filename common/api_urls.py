@@ -4,10 +4,11 @@ from rest_framework import serializers
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.permissions import AllowAny
 
-from actions.apis import RequestListApi
+from actions.apis import OpsActionDecideApi, RequestListApi
+from assist.apis import OpsDraftApplyApi, OpsDraftRejectApi, OpsTicketDetailApi, OpsTicketListApi
 from chat.apis import ChatTurnApi, ConversationDetailApi
 from orders.apis import OrderListApi, ProductDetailApi
-from tickets.apis import TicketDetailApi, TicketListApi
+from tickets.apis import TicketDetailApi, TicketListCreateApi, TicketMessageCreateApi
 
 
 class TokenObtainApi(ObtainAuthToken):
@@ -29,6 +30,13 @@ urlpatterns = [
     path("orders/", OrderListApi.as_view(), name="api-orders"),
     path("products/<str:product_id>/", ProductDetailApi.as_view(), name="api-product"),
     path("requests/", RequestListApi.as_view(), name="api-requests"),
-    path("tickets/", TicketListApi.as_view(), name="api-tickets"),
+    path("tickets/", TicketListCreateApi.as_view(), name="api-tickets"),
     path("tickets/<str:ticket_id>/", TicketDetailApi.as_view(), name="api-ticket-detail"),
+    path("tickets/<str:ticket_id>/messages/", TicketMessageCreateApi.as_view(), name="api-ticket-messages"),
+    # Staff-only (is_staff); each decision is also checked against the operator's permission by its service.
+    path("ops/tickets/", OpsTicketListApi.as_view(), name="api-ops-tickets"),
+    path("ops/tickets/<str:ticket_id>/", OpsTicketDetailApi.as_view(), name="api-ops-ticket-detail"),
+    path("ops/drafts/<int:draft_id>/apply/", OpsDraftApplyApi.as_view(), name="api-ops-draft-apply"),
+    path("ops/drafts/<int:draft_id>/reject/", OpsDraftRejectApi.as_view(), name="api-ops-draft-reject"),
+    path("ops/actions/<str:action_id>/decide/", OpsActionDecideApi.as_view(), name="api-ops-action-decide"),
 ]

@@ -4,9 +4,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from common.apis import CustomerThrottle, IsCustomer
-from common.errors import NotFound
-from common.numbering import parse_number
+from actions.selectors import order_not_found_message
+from common.errors import InvalidState, NotFound
+from orders.models import Order
 from tickets.models import Ticket, TicketMessage
+from tickets.selectors import customer_ticket_get, customer_visible_messages
+from tickets.services import BODY_MAX, SUBJECT_MAX, ticket_create, ticket_message_add
+
+
+# Customers may send the code or the Korean label people read (배송, 교환/반품, 결제, 계정, 오류, 기타 …).
+CATEGORY_INPUT_CHOICES = [*Ticket.Category.values, *Ticket.Category.labels]
 
 
 class TicketOutputSerializer(serializers.ModelSerializer):
@@ -27,24 +34,6 @@ class TicketMessageSerializer(serializers.ModelSerializer):
         fields = ("author_type", "author_display", "body", "created_at")
 
 
-class TicketListApi(APIView):
-    permission_classes = [IsCustomer]
-    throttle_classes = [CustomerThrottle]
-
-    @extend_schema(responses={200: TicketOutputSerializer(many=True)}, summary="내 문의 티켓")
-    def get(self, request):
-        tickets = Ticket.objects.filter(customer=request.customer).order_by("-id")[:100]
-        return Response(TicketOutputSerializer(tickets, many=True).data)
-
-
-def customer_ticket_get(*, customer, ticket_id: str) -> Ticket:
-    pk = parse_number("T", ticket_id)
-    ticket = Ticket.objects.filter(pk=pk, customer=customer).first() if pk else None
-    if ticket is None:
-        raise NotFound("티켓을 찾을 수 없습니다.")
-    return ticket
-
-
 class TicketDetailApi(APIView):
     permission_classes = [IsCustomer]
     throttle_classes = [CustomerThrottle]
@@ -60,6 +49,70 @@ class TicketDetailApi(APIView):
     @extend_schema(responses={200: OutputSerializer}, summary="티켓과 메시지 (본인 티켓만)")
     def get(self, request, ticket_id: str):
         ticket = customer_ticket_get(customer=request.customer, ticket_id=ticket_id)
-        # System notes are for operators; customers see their own words and operator replies.
-        ticket.visible_messages = ticket.messages.exclude(author_type=TicketMessage.Author.SYSTEM)
+        ticket.visible_messages = customer_visible_messages(ticket)
         return Response(self.OutputSerializer(ticket).data)
+
+
+class TicketListCreateApi(APIView):
+    """GET: the customer's tickets. POST: open an inquiry — stored first; the reply draft for an operator
+    is prepared after commit."""
+
+    permission_classes = [IsCustomer]
+    throttle_classes = [CustomerThrottle]
+
+    @extend_schema_serializer(component_name="TicketCreateInput")
+
+    class InputSerializer(serializers.Serializer):
+        category = serializers.ChoiceField(
+            choices=CATEGORY_INPUT_CHOICES, required=False, default=Ticket.Category.OTHER,
+            help_text="분류 코드(DELIVERY …) 또는 한국어 이름(배송, 교환/반품, 결제, 계정, 오류, 기타 …)",
+        )
+        subject = serializers.CharField(max_length=SUBJECT_MAX, required=False, allow_blank=True, default="")
+        body = serializers.CharField(max_length=BODY_MAX, trim_whitespace=True)
+        order_id = serializers.CharField(max_length=20, required=False, allow_blank=True, default="")
+
+    @extend_schema(responses={200: TicketOutputSerializer(many=True)}, summary="내 문의 티켓")
+    def get(self, request):
+        tickets = Ticket.objects.filter(customer=request.customer).order_by("-id")[:100]
+        return Response(TicketOutputSerializer(tickets, many=True).data)
+
+    @extend_schema(request=InputSerializer, responses={201: TicketDetailApi.OutputSerializer}, summary="문의 접수")
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        order = None
+        if values["order_id"]:
+            order = Order.objects.filter(pk=values["order_id"], customer=request.customer).first()
+            if order is None:
+                raise NotFound(order_not_found_message(values["order_id"]))
+        ticket = ticket_create(
+            customer=request.customer, category=values["category"], subject=values["subject"] or values["body"][:40],
+            body=values["body"], source=Ticket.Source.API, author=request.user, order=order,
+        )
+        ticket.visible_messages = customer_visible_messages(ticket)
+        return Response(TicketDetailApi.OutputSerializer(ticket).data, status=201)
+
+
+class TicketMessageCreateApi(APIView):
+    """A follow-up on the customer's own ticket; reopens it and asks for a fresh draft."""
+
+    permission_classes = [IsCustomer]
+    throttle_classes = [CustomerThrottle]
+
+    @extend_schema_serializer(component_name="TicketMessageCreateInput")
+
+    class InputSerializer(serializers.Serializer):
+        body = serializers.CharField(max_length=BODY_MAX, trim_whitespace=True)
+
+    @extend_schema(request=InputSerializer, responses={201: TicketDetailApi.OutputSerializer}, summary="문의에 추가 메시지")
+    def post(self, request, ticket_id: str):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        ticket = customer_ticket_get(customer=request.customer, ticket_id=ticket_id)
+        if ticket.status == Ticket.Status.CLOSED:
+            raise InvalidState("종료된 문의입니다. 새 문의로 접수해 주세요.", code="ticket_closed")
+        ticket_message_add(ticket=ticket, body=data.validated_data["body"], author=request.user)
+        ticket.refresh_from_db()
+        ticket.visible_messages = customer_visible_messages(ticket)
+        return Response(TicketDetailApi.OutputSerializer(ticket).data, status=201)

@@ -1,3 +1,5 @@
+import os
+
 from .base import *  # noqa: F401,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -6,4 +8,6 @@ REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"chat": "1000/min
 # A file, not shared-cache memory: the pipeline's threads need SQLite's real locking (WAL + busy timeout);
 # in-memory shared cache fails at once with "database table is locked".
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "var" / "test.sqlite3")}  # noqa: F405
+    DATABASES["default"]["TEST"] = {  # noqa: F405
+        "NAME": os.environ.get("CS_TEST_SQLITE") or str(BASE_DIR / "var" / "test.sqlite3")  # noqa: F405
+    }

@@ -1,0 +1,211 @@
+"""Draft review in the admin: the ticket page shows the conversation and the current draft with
+three decisions (apply unchanged, apply edited, reject). Each decision calls a service."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
+
+from assist.models import DeadLetter, Draft, StageState
+from assist.selectors import citations_resolve, draft_current, ticket_drafts
+from assist.services import REVIEW_PERMISSION, draft_apply, draft_reject, drafts_regenerate
+from common.errors import DomainError
+from tickets.admin import TicketAdmin
+from tickets.models import Tag, Ticket
+
+SCORE_LABELS = {
+    "groundedness": "근거성",
+    "completeness": "완결성",
+    "safety": "안전성",
+    "uncertainty_handling": "불확실성 처리",
+}
+VERDICT_LABELS = {
+    "FAILURE_POINT_IDENTIFIED": "실패 지점 확인",
+    "PARTIAL_EVIDENCE": "부분 근거",
+    "INSUFFICIENT": "근거 부족",
+}
+
+
+def _seconds(start, end) -> str:
+    if not start or not end:
+        return "-"
+    return f"{(end - start).total_seconds():.1f}초"
+
+
+def draft_review_context(draft: Draft | None, chunks: dict) -> dict:
+    """Everything the review panel shows, shaped for the template (no logic in the template)."""
+    if draft is None:
+        return {}
+    stages = [
+        ("초안", draft.draft_state), ("QA", draft.qa_state), ("신뢰도", draft.confidence_state),
+        ("태그", draft.tags_state), ("진단", draft.diagnosis_state),
+    ]
+    return {
+        "draft": draft,
+        "stages": [(label, state, StageState(state).label) for label, state in stages],
+        "timings": [
+            ("초안 저장", _seconds(draft.input_at, draft.draft_at)),
+            ("QA 완료", _seconds(draft.input_at, draft.qa_at)),
+            ("신뢰도 완료", _seconds(draft.input_at, draft.confidence_at)),
+        ],
+        "scores": [
+            {"key": k, "label": SCORE_LABELS[k], "score": v.get("score"), "percent": round(100 * v.get("score", 0)),
+             "reason": v.get("reason", "")}
+            for k, v in draft.confidence.items() if k in SCORE_LABELS
+        ],
+        "citations": [{**c, **chunks.get((c["doc_id"], c["chunk"]), {})} for c in draft.citations],
+        "verdict_label": VERDICT_LABELS.get(draft.diagnosis.get("verdict", ""), ""),
+        "has_failure": draft.status == Draft.Status.FAILED or StageState.FAILED in (
+            draft.draft_state, draft.qa_state, draft.confidence_state, draft.tags_state, draft.diagnosis_state),
+        "is_live": draft.status == Draft.Status.GENERATED,
+        "corrected_differs": bool(draft.corrected_body) and draft.corrected_body != draft.body,
+    }
+
+
+class TicketReviewAdmin(TicketAdmin):
+    change_form_template = "admin/assist/ticket_review.html"
+    filter_horizontal = ("tags",)
+    list_display = (*TicketAdmin.list_display, "draft_status")
+
+    def get_queryset(self, request):
+        from django.db.models import Prefetch
+
+        return super().get_queryset(request).prefetch_related(
+            Prefetch("drafts", queryset=Draft.objects.order_by("-id").only("id", "ticket_id", "status"),
+                     to_attr="draft_list")
+        )
+
+    @admin.display(description="초안")
+    def draft_status(self, obj: Ticket) -> str:
+        drafts = getattr(obj, "draft_list", None)
+        return drafts[0].get_status_display() if drafts else "-"
+
+    def get_urls(self):
+        urls = [
+            path("<int:ticket_id>/drafts/<int:draft_id>/decide/", self.admin_site.admin_view(self.draft_decide_view),
+                 name="tickets_ticket_draft_decide"),
+            path("<int:ticket_id>/drafts/retry/", self.admin_site.admin_view(self.draft_retry_view),
+                 name="tickets_ticket_draft_retry"),
+        ]
+        return urls + super().get_urls()
+
+    def has_review_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm(REVIEW_PERMISSION)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        ticket = get_object_or_404(Ticket, pk=object_id)
+        drafts = ticket_drafts(ticket)
+        current = draft_current(ticket)
+        chunks = citations_resolve(drafts)
+        recommended = set(current.recommended_tags) if current else set()
+        applied = set(ticket.tags.values_list("name", flat=True))
+        extra = {
+            **(extra_context or {}),
+            "conversation": ticket.messages.select_related("author").order_by("id"),
+            "review": draft_review_context(current, chunks),
+            "history": [d for d in drafts if current is None or d.pk != current.pk],
+            "tag_choices": [
+                {"name": t.name, "recommended": t.name in recommended, "applied": t.name in applied}
+                for t in Tag.objects.filter(is_active=True)
+            ],
+            "can_review": self.has_review_permission(request),
+        }
+        return super().change_view(request, object_id, form_url, extra)
+
+    def _back(self, ticket_id: int) -> HttpResponseRedirect:
+        return HttpResponseRedirect(reverse("admin:tickets_ticket_change", args=[ticket_id]))
+
+    def draft_decide_view(self, request: HttpRequest, ticket_id: int, draft_id: int):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not Draft.objects.filter(pk=draft_id, ticket_id=ticket_id).exists():
+            self.message_user(request, "이 티켓의 초안이 아닙니다.", messages.ERROR)
+            return self._back(ticket_id)
+        decision = request.POST.get("decision")
+        tags = request.POST.getlist("tags")
+        try:
+            if decision == "apply_unchanged":
+                draft = draft_apply(draft_id=draft_id, final_body=None, tags=tags, actor=request.user)
+            elif decision == "apply_edited":
+                draft = draft_apply(draft_id=draft_id, final_body=request.POST.get("final_body", ""), tags=tags,
+                                    actor=request.user)
+            elif decision == "reject":
+                draft = draft_reject(draft_id=draft_id, tags=tags, actor=request.user)
+            else:
+                self.message_user(request, "알 수 없는 결정입니다.", messages.ERROR)
+                return self._back(ticket_id)
+        except DomainError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            return self._back(ticket_id)
+        if draft.status == Draft.Status.APPLIED:
+            text = f"답변을 보냈습니다 ({draft.get_applied_display()}, 편집 비율 {draft.edit_ratio:.0%})."
+        else:
+            text = "초안을 반려했습니다. 답변은 보내지 않았습니다."
+        self.message_user(request, text, messages.SUCCESS)
+        return self._back(ticket_id)
+
+    def draft_retry_view(self, request: HttpRequest, ticket_id: int):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self.has_review_permission(request):
+            self.message_user(request, "초안을 다시 만들 권한이 없습니다.", messages.ERROR)
+            return self._back(ticket_id)
+        report = drafts_regenerate(ticket_id=ticket_id)
+        if report.considered:
+            outcomes = ", ".join(f"{k} {v}" for k, v in report.outcomes.items())
+            self.message_user(request, f"초안 생성을 다시 요청했습니다 ({outcomes}).", messages.SUCCESS)
+        else:
+            self.message_user(request, "다시 만들 초안이 없습니다: 최신 고객 입력의 초안이 이미 완성되었습니다.",
+                              messages.INFO)
+        return self._back(ticket_id)
+
+
+admin.site.unregister(Ticket)
+admin.site.register(Ticket, TicketReviewAdmin)
+
+
+@admin.register(Draft)
+class DraftAdmin(admin.ModelAdmin):
+    """All drafts, read-only. Decisions are made on the ticket page, where the conversation is."""
+
+    list_display = ("__str__", "ticket_link", "status", "applied", "edit_ratio", "draft_state", "qa_state",
+                    "confidence_state", "diagnosis_state", "draft_seconds", "decided_by", "created_at")
+    list_filter = ("status", "applied", "draft_state", "qa_state", "confidence_state", "diagnosis_state")
+    list_select_related = ("ticket", "decided_by")
+    search_fields = ("=ticket__id",)
+    show_full_result_count = False
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="티켓", ordering="ticket_id")
+    def ticket_link(self, obj: Draft) -> str:
+        from django.utils.html import format_html
+
+        url = reverse("admin:tickets_ticket_change", args=[obj.ticket_id])
+        return format_html('<a href="{}">{}</a>', url, obj.ticket.number)
+
+    @admin.display(description="입력→초안")
+    def draft_seconds(self, obj: Draft) -> str:
+        return _seconds(obj.input_at, obj.draft_at)
+
+
+@admin.register(DeadLetter)
+class DeadLetterAdmin(admin.ModelAdmin):
+    list_display = ("id", "ticket", "source_message_id", "error", "retries", "created_at", "resolved_at")
+    list_filter = ("error", ("resolved_at", admin.EmptyFieldListFilter))
+    list_select_related = ("ticket",)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -1,0 +1,194 @@
+"""Staff-only API for integrations: tickets with their drafts, and the operator's decisions."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from rest_framework import serializers
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.permissions import IsAdminUser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from assist.models import Draft
+from assist.selectors import citations_resolve, ops_ticket_list, ticket_drafts
+from assist.services import draft_apply, draft_reject
+from tickets.models import Ticket
+from tickets.selectors import ticket_get
+
+
+class OpsPagination(LimitOffsetPagination):
+    default_limit = 50
+    max_limit = 200
+
+
+class OpsPaginationParams(serializers.Serializer):
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=OpsPagination.max_limit)
+    offset = serializers.IntegerField(required=False, min_value=0)
+
+
+class IsStaff(IsAdminUser):
+    message = "운영자 계정으로만 사용할 수 있습니다."
+
+
+class StageSerializer(serializers.Serializer):
+    draft = serializers.CharField(source="draft_state")
+    qa = serializers.CharField(source="qa_state")
+    confidence = serializers.CharField(source="confidence_state")
+    tags = serializers.CharField(source="tags_state")
+    diagnosis = serializers.CharField(source="diagnosis_state")
+
+
+class TimingSerializer(serializers.Serializer):
+    input_at = serializers.DateTimeField()
+    draft_at = serializers.DateTimeField()
+    qa_at = serializers.DateTimeField()
+    confidence_at = serializers.DateTimeField()
+
+
+@extend_schema_serializer(component_name="OpsDraft")
+class DraftSerializer(serializers.ModelSerializer):
+    draft_id = serializers.IntegerField(source="pk")
+    source_message_id = serializers.IntegerField()
+    status_display = serializers.CharField(source="get_status_display")
+    original_body = serializers.CharField(source="body")
+    answer = serializers.CharField(help_text="운영자가 시작하는 답변: QA 보정본이 있으면 그것")
+    citations = serializers.SerializerMethodField()
+    stages = StageSerializer(source="*")
+    timings = TimingSerializer(source="*")
+    decided_by = serializers.CharField(source="decided_by.get_username", default=None)
+
+    class Meta:
+        model = Draft
+        fields = (
+            "draft_id", "status", "status_display", "source_message_id", "answer", "original_body", "corrected_body",
+            "citations", "dropped_citations", "draft_model", "qa_model", "qa_changes", "confidence", "hard_blockers",
+            "recommended_tags", "diagnosis", "context_report", "stages", "errors", "attempts", "timings",
+            "applied", "edit_ratio", "final_body", "decided_by", "decided_at",
+        )
+
+    def get_citations(self, draft: Draft) -> list[dict]:
+        chunks = self.context.get("chunks", {})
+        return [{**c, **chunks.get((c["doc_id"], c["chunk"]), {})} for c in draft.citations]
+
+
+class OpsMessageSerializer(serializers.Serializer):
+    message_id = serializers.IntegerField(source="pk")
+    author_type = serializers.CharField()
+    author_display = serializers.CharField(source="get_author_type_display")
+    body = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class OpsTicketSerializer(serializers.ModelSerializer):
+    ticket_id = serializers.CharField(source="number")
+    customer_id = serializers.CharField()
+    category_display = serializers.CharField(source="get_category_display")
+    status_display = serializers.CharField(source="get_status_display")
+    tags = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Ticket
+        fields = ("ticket_id", "customer_id", "category", "category_display", "subject", "status", "status_display",
+                  "source", "order_id", "tags", "created_at", "updated_at")
+
+    def get_tags(self, ticket: Ticket) -> list[str]:
+        tags = getattr(ticket, "tag_list", None)
+        return [t.name for t in (tags if tags is not None else ticket.tags.all())]
+
+
+class OpsTicketListApi(APIView):
+    permission_classes = [IsStaff]
+
+    @extend_schema_serializer(component_name="OpsTicketListItem")
+
+    class OutputSerializer(OpsTicketSerializer):
+        latest_draft = serializers.SerializerMethodField()
+
+        class Meta(OpsTicketSerializer.Meta):
+            fields = (*OpsTicketSerializer.Meta.fields, "latest_draft")
+
+        def get_latest_draft(self, ticket: Ticket) -> dict | None:
+            drafts = ticket.draft_list
+            return {"draft_id": drafts[0].pk, "status": drafts[0].status} if drafts else None
+
+    class FilterSerializer(serializers.Serializer):
+        status = serializers.ChoiceField(choices=Ticket.Status.choices, required=False)
+        category = serializers.ChoiceField(choices=Ticket.Category.choices, required=False)
+
+    @extend_schema_serializer(component_name="OpsTicketPage")
+
+    class PageSerializer(serializers.Serializer):
+        count = serializers.IntegerField()
+        next = serializers.URLField(allow_null=True)
+        previous = serializers.URLField(allow_null=True)
+        results = serializers.ListField(child=serializers.DictField())
+
+    @extend_schema(parameters=[FilterSerializer, OpsPaginationParams], responses={200: PageSerializer}, operation_id="ops_tickets_list",
+                   summary="[운영] 문의 목록 (limit/offset)")
+    def get(self, request):
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        paginator = OpsPagination()
+        page = paginator.paginate_queryset(ops_ticket_list(**filters.validated_data), request, view=self)
+        return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)
+
+
+class OpsTicketDetailApi(APIView):
+    permission_classes = [IsStaff]
+
+    @extend_schema_serializer(component_name="OpsTicketDetail")
+
+    class OutputSerializer(OpsTicketSerializer):
+        messages = OpsMessageSerializer(many=True, source="message_list")
+        drafts = serializers.SerializerMethodField()
+
+        class Meta(OpsTicketSerializer.Meta):
+            fields = (*OpsTicketSerializer.Meta.fields, "messages", "drafts")
+
+        @extend_schema_serializer(component_name="OpsDraftList")
+        def get_drafts(self, ticket: Ticket) -> list[dict]:
+            return DraftSerializer(ticket.draft_list, many=True, context=self.context).data
+
+    @extend_schema(responses={200: OutputSerializer}, summary="[운영] 문의 대화와 초안 전체")
+    def get(self, request, ticket_id: str):
+        ticket = ticket_get(ticket_id=ticket_id)
+        ticket.message_list = list(ticket.messages.order_by("id"))
+        ticket.draft_list = ticket_drafts(ticket)
+        context = {"chunks": citations_resolve(ticket.draft_list)}
+        return Response(self.OutputSerializer(ticket, context=context).data)
+
+
+class OpsDraftApplyApi(APIView):
+    permission_classes = [IsStaff]
+
+    @extend_schema_serializer(component_name="OpsDraftApplyInput")
+
+    class InputSerializer(serializers.Serializer):
+        final_body = serializers.CharField(
+            required=False, allow_null=True, default=None, trim_whitespace=False,
+            help_text="보낼 답변. 생략하면 초안을 그대로 보냅니다(UNCHANGED).",
+        )
+        tags = serializers.ListField(child=serializers.CharField(max_length=40), required=False, default=list)
+
+    @extend_schema(request=InputSerializer, responses={200: DraftSerializer}, summary="[운영] 초안 적용(발송)")
+    def post(self, request, draft_id: int):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        draft = draft_apply(draft_id=draft_id, actor=request.user, **data.validated_data)
+        return Response(DraftSerializer(draft, context={"chunks": citations_resolve([draft])}).data)
+
+
+class OpsDraftRejectApi(APIView):
+    permission_classes = [IsStaff]
+
+    @extend_schema_serializer(component_name="OpsDraftRejectInput")
+
+    class InputSerializer(serializers.Serializer):
+        tags = serializers.ListField(child=serializers.CharField(max_length=40), required=False, default=list)
+
+    @extend_schema(request=InputSerializer, responses={200: DraftSerializer}, summary="[운영] 초안 반려")
+    def post(self, request, draft_id: int):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        draft = draft_reject(draft_id=draft_id, actor=request.user, **data.validated_data)
+        return Response(DraftSerializer(draft, context={"chunks": citations_resolve([draft])}).data)

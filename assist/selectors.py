@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+from django.db.models import Prefetch, Q
+
+from assist.models import Draft
+from knowledge.models import KnowledgeChunk
+from tickets.models import Ticket
+
+
+def draft_current(ticket: Ticket) -> Draft | None:
+    """What the operator reviews: the live draft, else the newest one (failed, preparing or decided)."""
+    drafts = Draft.objects.filter(ticket=ticket).select_related("decided_by")
+    return drafts.filter(status=Draft.Status.GENERATED).first() or drafts.order_by("-id").first()
+
+
+def ticket_drafts(ticket: Ticket) -> list[Draft]:
+    return list(Draft.objects.filter(ticket=ticket).select_related("decided_by").order_by("-id"))
+
+
+def citations_resolve(drafts: list[Draft]) -> dict[tuple[str, int], dict]:
+    """Title and text for every (document, chunk) cited by these drafts, in one query."""
+    wanted = {(c["doc_id"], c["chunk"]) for d in drafts for c in d.citations}
+    if not wanted:
+        return {}
+    condition = Q()
+    for doc_id, index in wanted:
+        condition |= Q(document__doc_id=doc_id, index=index)
+    rows = KnowledgeChunk.objects.filter(condition).values("document__doc_id", "document__title", "index", "text")
+    return {
+        (r["document__doc_id"], r["index"]): {"title": r["document__title"], "text": r["text"]} for r in rows
+    }
+
+
+def ops_ticket_list(*, status: str | None = None, category: str | None = None):
+    """Tickets for operators with their newest draft's status, in a constant number of queries."""
+    from tickets.selectors import ticket_list
+
+    return ticket_list(status=status, category=category).prefetch_related(
+        Prefetch("drafts", queryset=Draft.objects.order_by("-id").only("id", "ticket_id", "status"), to_attr="draft_list")
+    )

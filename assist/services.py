@@ -1,0 +1,188 @@
+"""The operator's side of a draft: apply (unchanged or edited), reject; staff re-runs; dead letters."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from assist import policy
+from assist.models import DeadLetter, Draft, StageState
+from common.errors import InvalidState, NotFound, PermissionDenied
+from tickets.models import Tag, Ticket, TicketMessage
+from tickets.services import BODY_MAX
+
+log = logging.getLogger(__name__)
+
+REVIEW_PERMISSION = "assist.review"
+
+
+def _require_reviewer(actor: AbstractBaseUser | None) -> None:
+    if actor is None or not actor.is_active or not actor.has_perm(REVIEW_PERMISSION):
+        raise PermissionDenied("답변 초안을 적용하거나 반려할 권한이 없습니다.")
+
+
+def _locked_live_draft(draft_id: int) -> Draft:
+    """Ticket first, then draft (the pipeline's fenced write takes them in the same order)."""
+    ticket_id = Draft.objects.filter(pk=draft_id).values_list("ticket_id", flat=True).first()
+    if ticket_id is None:
+        raise NotFound("답변 초안을 찾을 수 없습니다.")
+    Ticket.objects.select_for_update().filter(pk=ticket_id).first()
+    draft = Draft.objects.select_for_update().select_related("ticket").get(pk=draft_id)
+    if draft.status != Draft.Status.GENERATED:
+        raise InvalidState(f"이 초안은 '{draft.get_status_display()}' 상태라 처리할 수 없습니다.", code="draft_not_live")
+    latest = (
+        TicketMessage.objects.filter(ticket_id=ticket_id, author_type=TicketMessage.Author.CUSTOMER)
+        .order_by("-id").values_list("id", flat=True).first()
+    )
+    if latest != draft.source_message_id:
+        raise InvalidState(
+            "고객이 새 메시지를 보냈습니다. 새 초안이 준비되면 그 초안으로 답변해 주세요.", code="draft_stale"
+        )
+    return draft
+
+
+def _tags_resolve(names: Iterable[str]) -> list[Tag]:
+    wanted = list(dict.fromkeys(n.strip() for n in names if n and n.strip()))
+    found = {t.name: t for t in Tag.objects.filter(name__in=wanted, is_active=True)}
+    unknown = [n for n in wanted if n not in found]
+    if unknown:
+        raise InvalidState(f"등록되지 않은 태그입니다: {', '.join(unknown)}", code="unknown_tag")
+    return [found[n] for n in wanted]
+
+
+def draft_apply(
+    *, draft_id: int, final_body: str | None, tags: Iterable[str] = (), actor: AbstractBaseUser
+) -> Draft:
+    """Send the answer as an operator reply. `final_body=None` sends the draft as it is.
+
+    Records APPLIED with UNCHANGED or EDITED (by comparing texts, not by which button was pressed),
+    the edit ratio, the final text, the operator and the time. Tags are the operator's choice.
+    """
+    _require_reviewer(actor)
+    with transaction.atomic():
+        draft = _locked_live_draft(draft_id)
+        original = policy.normalise_reply(draft.answer)
+        final = original if final_body is None else policy.normalise_reply(final_body)
+        if not final:
+            raise InvalidState("보낼 답변이 비어 있습니다.", code="empty_reply")
+        if len(final) > BODY_MAX:
+            raise InvalidState(f"답변은 {BODY_MAX:,}자를 넘을 수 없습니다.", code="reply_too_long")
+        chosen = _tags_resolve(tags)
+        ratio = policy.edit_ratio(original, final)
+        now = timezone.now()
+        TicketMessage.objects.create(
+            ticket=draft.ticket, author_type=TicketMessage.Author.OPERATOR, author=actor, body=final
+        )
+        draft.status = Draft.Status.APPLIED
+        draft.applied = Draft.Applied.UNCHANGED if final == original else Draft.Applied.EDITED
+        draft.edit_ratio = ratio
+        draft.final_body = final
+        draft.decided_by = actor
+        draft.decided_at = now
+        draft.save(update_fields=["status", "applied", "edit_ratio", "final_body", "decided_by", "decided_at"])
+        ticket = draft.ticket
+        ticket.status = Ticket.Status.ANSWERED
+        ticket.save(update_fields=["status", "updated_at"])
+        if chosen:
+            ticket.tags.add(*chosen)
+    log.info(
+        "draft.applied draft_id=%s ticket_id=%s applied=%s edit_ratio=%.4f tags=%d actor_id=%s",
+        draft.pk, ticket.number, draft.applied, ratio, len(chosen), actor.pk,
+    )
+    return draft
+
+
+def draft_reject(*, draft_id: int, actor: AbstractBaseUser, tags: Iterable[str] = ()) -> Draft:
+    """The operator will not use this draft. Nothing is sent; the ticket stays open for a person."""
+    _require_reviewer(actor)
+    with transaction.atomic():
+        draft = _locked_live_draft(draft_id)
+        chosen = _tags_resolve(tags)
+        draft.status = Draft.Status.REJECTED
+        draft.decided_by = actor
+        draft.decided_at = timezone.now()
+        draft.save(update_fields=["status", "decided_by", "decided_at"])
+        if chosen:
+            draft.ticket.tags.add(*chosen)
+    log.info("draft.rejected draft_id=%s ticket_id=%s actor_id=%s", draft.pk, draft.ticket.number, actor.pk)
+    return draft
+
+
+# --- dead letters ------------------------------------------------------------------------------
+def dead_letter_record(*, ticket_id: int, message_id: int, error: str, retries: int) -> DeadLetter | None:
+    if not TicketMessage.objects.filter(pk=message_id, ticket_id=ticket_id).exists():
+        return None
+    letter = DeadLetter.objects.create(
+        ticket_id=ticket_id, source_message_id=message_id, error=error[:200], retries=retries
+    )
+    log.error("draft.dead_lettered ticket_id=%s message_id=%s error=%s retries=%d", ticket_id, message_id, error, retries)
+    return letter
+
+
+def dead_letters_resolve(*, ticket_id: int, message_id: int) -> int:
+    return DeadLetter.objects.filter(
+        ticket_id=ticket_id, source_message_id=message_id, resolved_at__isnull=True
+    ).update(resolved_at=timezone.now())
+
+
+# --- staff re-runs -----------------------------------------------------------------------------
+@dataclass
+class RegenerateReport:
+    considered: int = 0
+    outcomes: dict[str, int] = field(default_factory=dict)
+
+
+def regenerate_targets(*, ticket_id: int | None = None, failed_only: bool = False) -> list[tuple[int, int]]:
+    """(ticket, latest customer input) pairs whose draft is missing, unfinished or failed.
+
+    One draft per input is the invariant, so a complete draft is never made twice: re-running
+    finishes what is missing and retries what failed.
+    """
+    tickets = Ticket.objects.all() if ticket_id else Ticket.objects.filter(status=Ticket.Status.OPEN)
+    if ticket_id:
+        tickets = tickets.filter(pk=ticket_id)
+    pairs = []
+    for tid in tickets.order_by("id").values_list("id", flat=True).iterator():
+        latest = (
+            TicketMessage.objects.filter(ticket_id=tid, author_type=TicketMessage.Author.CUSTOMER)
+            .order_by("-id").values_list("id", flat=True).first()
+        )
+        if latest is None:
+            continue
+        draft = Draft.objects.filter(ticket_id=tid, source_message_id=latest).first()
+        failed = draft is not None and (
+            draft.status == Draft.Status.FAILED
+            or StageState.FAILED in (draft.draft_state, draft.qa_state, draft.confidence_state,
+                                     draft.tags_state, draft.diagnosis_state)
+        )
+        dead = DeadLetter.objects.filter(ticket_id=tid, source_message_id=latest, resolved_at__isnull=True).exists()
+        unfinished = draft is None or draft.status == Draft.Status.PREPARING or StageState.PENDING in (
+            draft.qa_state, draft.confidence_state, draft.tags_state, draft.diagnosis_state)
+        if draft is not None and draft.status in (Draft.Status.APPLIED, Draft.Status.REJECTED):
+            continue
+        if failed or dead or (not failed_only and unfinished):
+            pairs.append((tid, latest))
+    return pairs
+
+
+def drafts_regenerate(
+    *, ticket_id: int | None = None, failed_only: bool = False, progress: Callable[[Iterable], Iterable] = iter
+) -> RegenerateReport:
+    """Queue (or, in embedded mode, run) the pipeline for each target, retrying failed stages."""
+    from assist.tasks import generate_draft_task
+
+    report = RegenerateReport()
+    targets = regenerate_targets(ticket_id=ticket_id, failed_only=failed_only)
+    report.considered = len(targets)
+    for tid, mid in progress(targets):
+        result = generate_draft_task.apply_async((tid, mid), {"retry_failed": True})
+        outcome = result.result if result.ready() and isinstance(result.result, str) else "queued"
+        report.outcomes[outcome] = report.outcomes.get(outcome, 0) + 1
+    log.info("draft.regenerate targets=%d outcomes=%s", report.considered, report.outcomes)
+    return report
+

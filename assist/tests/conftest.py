@@ -1,0 +1,30 @@
+import pytest
+
+
+@pytest.fixture
+def c005(shop_knowledge):
+    from orders.models import Customer
+
+    return Customer.objects.select_related("user").get(pk="C005")
+
+
+@pytest.fixture
+def live_draft(c005, offline_model):
+    """An error inquiry from C005 with its GENERATED draft (built by the offline model after commit)."""
+    from assist.models import Draft
+    from tickets.services import ticket_create
+
+    ticket = ticket_create(
+        customer=c005, category="오류", subject="결제 오류", body="결제하려고 하면 계속 오류가 나요.",
+        source="API", author=c005.user,
+    )
+    return Draft.objects.get(ticket=ticket, status="GENERATED")
+
+
+@pytest.fixture
+def staff_api(operator_user):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_authenticate(operator_user)
+    return client

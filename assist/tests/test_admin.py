@@ -1,0 +1,106 @@
+"""Draft review on the admin ticket page: what the operator sees, and the three decisions."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.urls import reverse
+from django.utils.html import escape
+
+from assist.models import Draft
+from tickets.models import TicketMessage
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def operator_client(client, operator_user):
+    client.force_login(operator_user)
+    return client
+
+
+def _page(ticket_id):
+    return reverse("admin:tickets_ticket_change", args=[ticket_id])
+
+
+def _decide(ticket_id, draft_id):
+    return reverse("admin:tickets_ticket_draft_decide", args=[ticket_id, draft_id])
+
+
+def test_ticket_page_shows_conversation_draft_scores_citations_diagnosis_and_tags(operator_client, live_draft):
+    html = operator_client.get(_page(live_draft.ticket_id)).content.decode()
+    assert "결제하려고 하면 계속 오류가 나요." in html  # the conversation
+    assert escape(live_draft.corrected_body.splitlines()[0]) in html  # the corrected answer
+    for label in ("근거성", "완결성", "안전성", "불확실성 처리"):
+        assert label in html
+    assert "운영자 전용 진단" in html and live_draft.diagnosis["verdict"] in html
+    assert live_draft.citations[0]["doc_id"] in html
+    for tag in live_draft.recommended_tags:
+        assert f'value="{tag}" checked> {tag} <span class="cs-muted">(추천)' in html
+    for decision in ("apply_unchanged", "apply_edited", "reject"):
+        assert f'value="{decision}"' in html
+
+
+def test_apply_unchanged_from_the_admin(operator_client, live_draft):
+    response = operator_client.post(_decide(live_draft.ticket_id, live_draft.pk),
+                                    {"decision": "apply_unchanged", "final_body": "무시되는 편집", "tags": ["결제오류"]})
+    assert response.status_code == 302
+    draft = Draft.objects.get(pk=live_draft.pk)
+    assert (draft.status, draft.applied, draft.edit_ratio) == ("APPLIED", "UNCHANGED", 0.0)
+    assert TicketMessage.objects.get(ticket_id=draft.ticket_id, author_type="OPERATOR").body == live_draft.answer
+    assert list(draft.ticket.tags.values_list("name", flat=True)) == ["결제오류"]
+    page = operator_client.get(_page(draft.ticket_id)).content.decode()
+    assert "그대로 발송" in page and 'value="apply_unchanged"' not in page
+
+
+def test_apply_edited_from_the_admin_records_the_edit_ratio(operator_client, live_draft):
+    final = "고객님, 결제 오류를 확인하고 있습니다. 잠시만 기다려 주세요."
+    operator_client.post(_decide(live_draft.ticket_id, live_draft.pk),
+                         {"decision": "apply_edited", "final_body": final, "tags": []})
+    draft = Draft.objects.get(pk=live_draft.pk)
+    assert (draft.status, draft.applied, draft.final_body) == ("APPLIED", "EDITED", final)
+    assert 0 < draft.edit_ratio <= 1
+    assert draft.ticket.tags.count() == 0  # the operator chose none of the recommended tags
+
+
+def test_reject_from_the_admin(operator_client, live_draft):
+    operator_client.post(_decide(live_draft.ticket_id, live_draft.pk), {"decision": "reject"})
+    draft = Draft.objects.get(pk=live_draft.pk)
+    assert draft.status == "REJECTED"
+    assert not TicketMessage.objects.filter(ticket_id=draft.ticket_id, author_type="OPERATOR").exists()
+
+
+def test_staff_without_review_permission_see_no_decisions_and_change_nothing(client, live_draft):
+    clerk = get_user_model().objects.create_user("clerk", is_staff=True)
+    clerk.user_permissions.add(*Permission.objects.filter(codename__in=["view_ticket", "view_draft"]))
+    client.force_login(clerk)
+    page = client.get(_page(live_draft.ticket_id))
+    assert page.status_code == 200 and 'value="apply_unchanged"' not in page.content.decode()
+    response = client.post(_decide(live_draft.ticket_id, live_draft.pk), {"decision": "apply_unchanged"}, follow=True)
+    assert "권한이 없습니다" in response.content.decode()
+    assert Draft.objects.get(pk=live_draft.pk).status == "GENERATED"
+
+
+def test_failed_stage_is_shown_and_retried_from_the_admin(operator_client, c005, scripted_model):
+    from llm.testing import Fault
+    from tickets.services import ticket_create
+
+    scripted_model.handler = lambda body: Fault(500)
+    ticket = ticket_create(customer=c005, category="배송", subject="배송", body="언제 와요?", source="API",
+                           author=c005.user)
+    page = operator_client.get(_page(ticket.pk)).content.decode()
+    assert "생성 실패" in page and "실패한 단계 다시 실행" in page
+
+    from llm.offline import respond
+
+    scripted_model.handler = respond  # the model is back
+    operator_client.post(reverse("admin:tickets_ticket_draft_retry", args=[ticket.pk]))
+    draft = Draft.objects.get(ticket=ticket)
+    assert (draft.status, draft.draft_state, draft.qa_state) == ("GENERATED", "DONE", "DONE")
+    assert draft.attempts == 2
+
+
+def test_draft_list_and_queue_query_counts_stay_flat(operator_client, live_draft, django_assert_max_num_queries):
+    with django_assert_max_num_queries(12):
+        assert operator_client.get(reverse("admin:assist_draft_changelist")).status_code == 200
+    with django_assert_max_num_queries(12):
+        assert operator_client.get(reverse("admin:tickets_ticket_changelist")).status_code == 200
