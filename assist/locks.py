@@ -15,8 +15,6 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-LEASE_S = 120  # well below the broker's visibility timeout (600 s) and above a pipeline run
-
 
 @lru_cache(maxsize=4)
 def _redis(url: str):
@@ -26,8 +24,11 @@ def _redis(url: str):
 
 
 @contextmanager
-def ticket_lease(ticket_id: int, *, lease_s: int = LEASE_S) -> Iterator[bool]:
-    """Yields True when this caller holds the ticket's lease, False when someone else does."""
+def ticket_lease(ticket_id: int, *, lease_s: int | None = None) -> Iterator[bool]:
+    """Yields True when this caller holds the ticket's lease, False when someone else does.
+
+    The lease lasts `settings.CS_AI_LEASE_S` (200 s by default) unless given."""
+    lease_s = lease_s or settings.CS_AI_LEASE_S
     url = getattr(settings, "REDIS_URL", None)
     if url:
         import redis.exceptions
