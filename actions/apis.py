@@ -21,7 +21,6 @@ class RequestListApi(APIView):
     throttle_classes = [CustomerThrottle]
 
     @extend_schema_serializer(component_name="CustomerActionRecord")
-
     class ActionSerializer(serializers.ModelSerializer):
         action_id = serializers.CharField(source="number")
         kind_display = serializers.CharField(source="get_kind_display")
@@ -30,10 +29,18 @@ class RequestListApi(APIView):
 
         class Meta:
             model = ActionRecord
-            fields = ("action_id", "kind", "kind_display", "order_id", "status", "status_display", "detail", "created_at")
+            fields = (
+                "action_id",
+                "kind",
+                "kind_display",
+                "order_id",
+                "status",
+                "status_display",
+                "detail",
+                "created_at",
+            )
 
     @extend_schema_serializer(component_name="CustomerRequests")
-
     class OutputSerializer(serializers.Serializer):
         actions = serializers.ListField()
         tickets = serializers.ListField()
@@ -56,13 +63,11 @@ class OpsActionDecideApi(APIView):
     permission_classes = [IsAdminUser]
 
     @extend_schema_serializer(component_name="OpsActionDecideInput")
-
     class InputSerializer(serializers.Serializer):
         approve = serializers.BooleanField()
         note = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
 
     @extend_schema_serializer(component_name="OpsActionRecord")
-
     class OutputSerializer(serializers.ModelSerializer):
         action_id = serializers.CharField(source="number")
         status_display = serializers.CharField(source="get_status_display")
@@ -70,8 +75,18 @@ class OpsActionDecideApi(APIView):
 
         class Meta:
             model = ActionRecord
-            fields = ("action_id", "kind", "order_id", "customer_id", "status", "status_display", "refund_amount",
-                      "decided_by", "decided_at", "decision_note")
+            fields = (
+                "action_id",
+                "kind",
+                "order_id",
+                "customer_id",
+                "status",
+                "status_display",
+                "refund_amount",
+                "decided_by",
+                "decided_at",
+                "decision_note",
+            )
 
     @extend_schema(request=InputSerializer, responses={200: OutputSerializer}, summary="[운영] 환불·취소 승인/반려")
     def post(self, request, action_id: str):

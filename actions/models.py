@@ -32,7 +32,9 @@ class ActionRecord(models.Model):
     customer = models.ForeignKey(
         "orders.Customer", on_delete=models.PROTECT, related_name="action_records", verbose_name="고객"
     )
-    order = models.ForeignKey("orders.Order", on_delete=models.PROTECT, related_name="action_records", verbose_name="주문")
+    order = models.ForeignKey(
+        "orders.Order", on_delete=models.PROTECT, related_name="action_records", verbose_name="주문"
+    )
     kind = models.CharField("종류", max_length=16, choices=Kind.choices)
     status = models.CharField("상태", max_length=10, choices=Status.choices)
     reason_category = models.CharField(
@@ -115,7 +117,12 @@ class ActionEvent(models.Model):
     record = models.ForeignKey(ActionRecord, on_delete=models.CASCADE, related_name="events", verbose_name="처리 기록")
     actor_type = models.CharField("행위자 구분", max_length=10, choices=ActorType.choices)
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+", verbose_name="행위자"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="행위자",
     )
     actor_label = models.CharField("행위자", max_length=100)
     from_status = models.CharField("이전 상태", max_length=10, blank=True, default="")

@@ -95,7 +95,10 @@ def _window_decision(
 
 def exchange_decision(*, status: str, delivered_at: date | None, today: date, reason_category: str) -> Decision:
     if status != S.DELIVERED:
-        return Decision(False, f"'{status_label(status)}' 상태의 주문은 교환을 접수할 수 없습니다. 교환은 배송 완료 후에 가능합니다.")
+        return Decision(
+            False,
+            f"'{status_label(status)}' 상태의 주문은 교환을 접수할 수 없습니다. 교환은 배송 완료 후에 가능합니다.",
+        )
     return _window_decision(
         status=status, delivered_at=delivered_at, today=today, reason_category=reason_category, what="교환"
     )

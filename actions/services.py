@@ -115,7 +115,9 @@ def exchange_request(
                 # Conditional decrement: the database, not a read-then-write, decides who gets the last unit.
                 reserved = ProductOption.objects.filter(pk=option.pk, stock__gte=1).update(stock=F("stock") - 1)
                 if not reserved:
-                    raise Refused(f"'{option.label}' 옵션은 재고가 없어 교환을 접수할 수 없습니다.", status=order.status)
+                    raise Refused(
+                        f"'{option.label}' 옵션은 재고가 없어 교환을 접수할 수 없습니다.", status=order.status
+                    )
                 record = ActionRecord.objects.create(
                     customer=customer,
                     order=order,
@@ -250,8 +252,10 @@ def action_decide(*, number: str | int, approve: bool, actor: AbstractBaseUser, 
             order.save(update_fields=["status"])
             record.status = ActionRecord.Status.APPROVED
             record.refund_amount = order.amount
-            event_note = f"주문 {order.pk}: {Order.Status(order_before).label} → {order.get_status_display()}, " \
+            event_note = (
+                f"주문 {order.pk}: {Order.Status(order_before).label} → {order.get_status_display()}, "
                 f"환불 {order.amount:,}원"
+            )
         else:
             record.status = ActionRecord.Status.REJECTED
             event_note = ""
@@ -259,7 +263,12 @@ def action_decide(*, number: str | int, approve: bool, actor: AbstractBaseUser, 
         record.decided_at = timezone.now()
         record.decision_note = _clean_text(note)
         record.save(update_fields=["status", "refund_amount", "decided_by", "decided_at", "decision_note"])
-        _event(record, actor=who, from_status=old_status, to_status=record.status,
-               note=" · ".join(p for p in (event_note, record.decision_note) if p))
+        _event(
+            record,
+            actor=who,
+            from_status=old_status,
+            to_status=record.status,
+            note=" · ".join(p for p in (event_note, record.decision_note) if p),
+        )
     log.info("action.decided action_id=%s status=%s actor_id=%s", record.number, record.status, actor.pk)
     return record

@@ -187,7 +187,11 @@ class ToolRegistry:
     def call(self, name: str, arguments: str | dict | None) -> dict:
         tool = self._tools.get(name)
         if tool is None:
-            return {"ok": False, "error": "unknown_tool", "reason": f"'{name}' 도구는 없습니다. 사용 가능: {', '.join(self.names)}"}
+            return {
+                "ok": False,
+                "error": "unknown_tool",
+                "reason": f"'{name}' 도구는 없습니다. 사용 가능: {', '.join(self.names)}",
+            }
         if isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments) if arguments.strip() else {}

@@ -39,8 +39,11 @@ def draft_review_context(draft: Draft | None, chunks: dict) -> dict:
     if draft is None:
         return {}
     stages = [
-        ("초안", draft.draft_state), ("QA", draft.qa_state), ("신뢰도", draft.confidence_state),
-        ("태그", draft.tags_state), ("진단", draft.diagnosis_state),
+        ("초안", draft.draft_state),
+        ("QA", draft.qa_state),
+        ("신뢰도", draft.confidence_state),
+        ("태그", draft.tags_state),
+        ("진단", draft.diagnosis_state),
     ]
     return {
         "draft": draft,
@@ -51,14 +54,21 @@ def draft_review_context(draft: Draft | None, chunks: dict) -> dict:
             ("신뢰도 완료", _seconds(draft.input_at, draft.confidence_at)),
         ],
         "scores": [
-            {"key": k, "label": SCORE_LABELS[k], "score": v.get("score"), "percent": round(100 * v.get("score", 0)),
-             "reason": v.get("reason", "")}
-            for k, v in draft.confidence.items() if k in SCORE_LABELS
+            {
+                "key": k,
+                "label": SCORE_LABELS[k],
+                "score": v.get("score"),
+                "percent": round(100 * v.get("score", 0)),
+                "reason": v.get("reason", ""),
+            }
+            for k, v in draft.confidence.items()
+            if k in SCORE_LABELS
         ],
         "citations": [{**c, **chunks.get((c["doc_id"], c["chunk"]), {})} for c in draft.citations],
         "verdict_label": VERDICT_LABELS.get(draft.diagnosis.get("verdict", ""), ""),
-        "has_failure": draft.status == Draft.Status.FAILED or StageState.FAILED in (
-            draft.draft_state, draft.qa_state, draft.confidence_state, draft.tags_state, draft.diagnosis_state),
+        "has_failure": draft.status == Draft.Status.FAILED
+        or StageState.FAILED
+        in (draft.draft_state, draft.qa_state, draft.confidence_state, draft.tags_state, draft.diagnosis_state),
         "is_live": draft.status == Draft.Status.GENERATED,
         "corrected_differs": bool(draft.corrected_body) and draft.corrected_body != draft.body,
     }
@@ -72,9 +82,16 @@ class TicketReviewAdmin(TicketAdmin):
     def get_queryset(self, request):
         from django.db.models import Prefetch
 
-        return super().get_queryset(request).prefetch_related(
-            Prefetch("drafts", queryset=Draft.objects.order_by("-id").only("id", "ticket_id", "status"),
-                     to_attr="draft_list")
+        return (
+            super()
+            .get_queryset(request)
+            .prefetch_related(
+                Prefetch(
+                    "drafts",
+                    queryset=Draft.objects.order_by("-id").only("id", "ticket_id", "status"),
+                    to_attr="draft_list",
+                )
+            )
         )
 
     @admin.display(description="초안")
@@ -84,10 +101,16 @@ class TicketReviewAdmin(TicketAdmin):
 
     def get_urls(self):
         urls = [
-            path("<int:ticket_id>/drafts/<int:draft_id>/decide/", self.admin_site.admin_view(self.draft_decide_view),
-                 name="tickets_ticket_draft_decide"),
-            path("<int:ticket_id>/drafts/retry/", self.admin_site.admin_view(self.draft_retry_view),
-                 name="tickets_ticket_draft_retry"),
+            path(
+                "<int:ticket_id>/drafts/<int:draft_id>/decide/",
+                self.admin_site.admin_view(self.draft_decide_view),
+                name="tickets_ticket_draft_decide",
+            ),
+            path(
+                "<int:ticket_id>/drafts/retry/",
+                self.admin_site.admin_view(self.draft_retry_view),
+                name="tickets_ticket_draft_retry",
+            ),
         ]
         return urls + super().get_urls()
 
@@ -129,8 +152,9 @@ class TicketReviewAdmin(TicketAdmin):
             if decision == "apply_unchanged":
                 draft = draft_apply(draft_id=draft_id, final_body=None, tags=tags, actor=request.user)
             elif decision == "apply_edited":
-                draft = draft_apply(draft_id=draft_id, final_body=request.POST.get("final_body", ""), tags=tags,
-                                    actor=request.user)
+                draft = draft_apply(
+                    draft_id=draft_id, final_body=request.POST.get("final_body", ""), tags=tags, actor=request.user
+                )
             elif decision == "reject":
                 draft = draft_reject(draft_id=draft_id, tags=tags, actor=request.user)
             else:
@@ -157,8 +181,9 @@ class TicketReviewAdmin(TicketAdmin):
             outcomes = ", ".join(f"{k} {v}" for k, v in report.outcomes.items())
             self.message_user(request, f"초안 생성을 다시 요청했습니다 ({outcomes}).", messages.SUCCESS)
         else:
-            self.message_user(request, "다시 만들 초안이 없습니다: 최신 고객 입력의 초안이 이미 완성되었습니다.",
-                              messages.INFO)
+            self.message_user(
+                request, "다시 만들 초안이 없습니다: 최신 고객 입력의 초안이 이미 완성되었습니다.", messages.INFO
+            )
         return self._back(ticket_id)
 
 
@@ -170,8 +195,20 @@ admin.site.register(Ticket, TicketReviewAdmin)
 class DraftAdmin(admin.ModelAdmin):
     """All drafts, read-only. Decisions are made on the ticket page, where the conversation is."""
 
-    list_display = ("__str__", "ticket_link", "status", "applied", "edit_ratio", "draft_state", "qa_state",
-                    "confidence_state", "diagnosis_state", "draft_seconds", "decided_by", "created_at")
+    list_display = (
+        "__str__",
+        "ticket_link",
+        "status",
+        "applied",
+        "edit_ratio",
+        "draft_state",
+        "qa_state",
+        "confidence_state",
+        "diagnosis_state",
+        "draft_seconds",
+        "decided_by",
+        "created_at",
+    )
     list_filter = ("status", "applied", "draft_state", "qa_state", "confidence_state", "diagnosis_state")
     list_select_related = ("ticket", "decided_by")
     search_fields = ("=ticket__id",)

@@ -60,10 +60,32 @@ class DraftSerializer(serializers.ModelSerializer):
     class Meta:
         model = Draft
         fields = (
-            "draft_id", "status", "status_display", "source_message_id", "answer", "original_body", "corrected_body",
-            "citations", "dropped_citations", "draft_model", "qa_model", "qa_changes", "confidence", "hard_blockers",
-            "recommended_tags", "diagnosis", "context_report", "stages", "errors", "attempts", "timings",
-            "applied", "edit_ratio", "final_body", "decided_by", "decided_at",
+            "draft_id",
+            "status",
+            "status_display",
+            "source_message_id",
+            "answer",
+            "original_body",
+            "corrected_body",
+            "citations",
+            "dropped_citations",
+            "draft_model",
+            "qa_model",
+            "qa_changes",
+            "confidence",
+            "hard_blockers",
+            "recommended_tags",
+            "diagnosis",
+            "context_report",
+            "stages",
+            "errors",
+            "attempts",
+            "timings",
+            "applied",
+            "edit_ratio",
+            "final_body",
+            "decided_by",
+            "decided_at",
         )
 
     def get_citations(self, draft: Draft) -> list[dict]:
@@ -88,8 +110,20 @@ class OpsTicketSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Ticket
-        fields = ("ticket_id", "customer_id", "category", "category_display", "subject", "status", "status_display",
-                  "source", "order_id", "tags", "created_at", "updated_at")
+        fields = (
+            "ticket_id",
+            "customer_id",
+            "category",
+            "category_display",
+            "subject",
+            "status",
+            "status_display",
+            "source",
+            "order_id",
+            "tags",
+            "created_at",
+            "updated_at",
+        )
 
     def get_tags(self, ticket: Ticket) -> list[str]:
         tags = getattr(ticket, "tag_list", None)
@@ -100,7 +134,6 @@ class OpsTicketListApi(APIView):
     permission_classes = [IsStaff]
 
     @extend_schema_serializer(component_name="OpsTicketListItem")
-
     class OutputSerializer(OpsTicketSerializer):
         latest_draft = serializers.SerializerMethodField()
 
@@ -116,15 +149,18 @@ class OpsTicketListApi(APIView):
         category = serializers.ChoiceField(choices=Ticket.Category.choices, required=False)
 
     @extend_schema_serializer(component_name="OpsTicketPage")
-
     class PageSerializer(serializers.Serializer):
         count = serializers.IntegerField()
         next = serializers.URLField(allow_null=True)
         previous = serializers.URLField(allow_null=True)
         results = serializers.ListField(child=serializers.DictField())
 
-    @extend_schema(parameters=[FilterSerializer, OpsPaginationParams], responses={200: PageSerializer}, operation_id="ops_tickets_list",
-                   summary="[운영] 문의 목록 (limit/offset)")
+    @extend_schema(
+        parameters=[FilterSerializer, OpsPaginationParams],
+        responses={200: PageSerializer},
+        operation_id="ops_tickets_list",
+        summary="[운영] 문의 목록 (limit/offset)",
+    )
     def get(self, request):
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
@@ -137,7 +173,6 @@ class OpsTicketDetailApi(APIView):
     permission_classes = [IsStaff]
 
     @extend_schema_serializer(component_name="OpsTicketDetail")
-
     class OutputSerializer(OpsTicketSerializer):
         messages = OpsMessageSerializer(many=True, source="message_list")
         drafts = serializers.SerializerMethodField()
@@ -162,10 +197,12 @@ class OpsDraftApplyApi(APIView):
     permission_classes = [IsStaff]
 
     @extend_schema_serializer(component_name="OpsDraftApplyInput")
-
     class InputSerializer(serializers.Serializer):
         final_body = serializers.CharField(
-            required=False, allow_null=True, default=None, trim_whitespace=False,
+            required=False,
+            allow_null=True,
+            default=None,
+            trim_whitespace=False,
             help_text="보낼 답변. 생략하면 초안을 그대로 보냅니다(UNCHANGED).",
         )
         tags = serializers.ListField(child=serializers.CharField(max_length=40), required=False, default=list)
@@ -182,7 +219,6 @@ class OpsDraftRejectApi(APIView):
     permission_classes = [IsStaff]
 
     @extend_schema_serializer(component_name="OpsDraftRejectInput")
-
     class InputSerializer(serializers.Serializer):
         tags = serializers.ListField(child=serializers.CharField(max_length=40), required=False, default=list)
 

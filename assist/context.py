@@ -30,40 +30,74 @@ def _profile(customer_id: str) -> dict:
 def _orders(customer_id: str) -> list[dict]:
     rows = Order.objects.filter(customer_id=customer_id).select_related("product", "option")[:ITEMS_PER_SOURCE]
     return [
-        {"order_id": o.order_id, "product": o.product.name, "option": o.option.label, "quantity": o.quantity,
-         "amount": int(o.amount), "status": o.get_status_display(), "ordered_at": str(o.ordered_at),
-         "delivered_at": str(o.delivered_at) if o.delivered_at else None}
+        {
+            "order_id": o.order_id,
+            "product": o.product.name,
+            "option": o.option.label,
+            "quantity": o.quantity,
+            "amount": int(o.amount),
+            "status": o.get_status_display(),
+            "ordered_at": str(o.ordered_at),
+            "delivered_at": str(o.delivered_at) if o.delivered_at else None,
+        }
         for o in rows
     ]
 
 
 def _actions(customer_id: str) -> list[dict]:
     rows = ActionRecord.objects.filter(customer_id=customer_id).order_by("-id")[:ITEMS_PER_SOURCE]
-    return [{"action_id": r.number, "kind": r.get_kind_display(), "order_id": r.order_id,
-             "status": r.get_status_display(), "detail": r.summary} for r in rows]
+    return [
+        {
+            "action_id": r.number,
+            "kind": r.get_kind_display(),
+            "order_id": r.order_id,
+            "status": r.get_status_display(),
+            "detail": r.summary,
+        }
+        for r in rows
+    ]
 
 
 def _tickets(customer_id: str, exclude_ticket_id: int) -> list[dict]:
     rows = Ticket.objects.filter(customer_id=customer_id).exclude(pk=exclude_ticket_id).order_by("-id")
-    return [{"ticket_id": t.number, "category": t.get_category_display(), "subject": t.subject,
-             "status": t.get_status_display()} for t in rows[:ITEMS_PER_SOURCE]]
+    return [
+        {
+            "ticket_id": t.number,
+            "category": t.get_category_display(),
+            "subject": t.subject,
+            "status": t.get_status_display(),
+        }
+        for t in rows[:ITEMS_PER_SOURCE]
+    ]
 
 
 def _payments(customer_id: str) -> list[dict]:
     """Payments are the orders' amounts; refunds are approved money requests."""
     paid = Order.objects.filter(customer_id=customer_id).order_by("-ordered_at")[:ITEMS_PER_SOURCE]
     refunds = {
-        r.order_id: r for r in ActionRecord.objects.filter(
+        r.order_id: r
+        for r in ActionRecord.objects.filter(
             customer_id=customer_id, status=ActionRecord.Status.APPROVED, kind__in=ActionRecord.MONEY_KINDS
         )
     }
-    return [{"order_id": o.order_id, "paid": int(o.amount), "paid_on": str(o.ordered_at),
-             "refunded": int(refunds[o.order_id].refund_amount) if o.order_id in refunds else 0} for o in paid]
+    return [
+        {
+            "order_id": o.order_id,
+            "paid": int(o.amount),
+            "paid_on": str(o.ordered_at),
+            "refunded": int(refunds[o.order_id].refund_amount) if o.order_id in refunds else 0,
+        }
+        for o in paid
+    ]
 
 
 def _shipping(customer_id: str) -> list[dict]:
     events: list[dict] = []
-    for o in Order.objects.filter(customer_id=customer_id).exclude(shipped_at=None).order_by("-shipped_at")[:ITEMS_PER_SOURCE]:
+    for o in (
+        Order.objects.filter(customer_id=customer_id)
+        .exclude(shipped_at=None)
+        .order_by("-shipped_at")[:ITEMS_PER_SOURCE]
+    ):
         events.append({"order_id": o.order_id, "event": "출고", "on": str(o.shipped_at)})
         if o.delivered_at:
             events.append({"order_id": o.order_id, "event": "배송완료", "on": str(o.delivered_at)})

@@ -61,7 +61,9 @@ def _db_acquire(ticket_id: int, holder: str, lease_s: int) -> bool:
     now = timezone.now()
     expires = now + timedelta(seconds=lease_s)
     with transaction.atomic():
-        if TicketLease.objects.filter(ticket_id=ticket_id, expires_at__lt=now).update(holder=holder, expires_at=expires):
+        if TicketLease.objects.filter(ticket_id=ticket_id, expires_at__lt=now).update(
+            holder=holder, expires_at=expires
+        ):
             return True
     try:
         with transaction.atomic():

@@ -73,7 +73,12 @@ class Draft(models.Model):
     edit_ratio = models.FloatField("편집 비율", null=True, blank=True)
     final_body = models.TextField("발송한 답변", blank=True, default="")
     decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+", verbose_name="결정자"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="결정자",
     )
     decided_at = models.DateTimeField("결정 시각", null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -87,7 +92,9 @@ class Draft(models.Model):
             # De-duplication: one draft per (ticket, source input); redelivered events find it.
             models.UniqueConstraint(fields=["ticket", "source_message"], name="one_draft_per_source_input"),
             # At most one live draft per ticket.
-            models.UniqueConstraint(fields=["ticket"], condition=Q(status="GENERATED"), name="one_generated_per_ticket"),
+            models.UniqueConstraint(
+                fields=["ticket"], condition=Q(status="GENERATED"), name="one_generated_per_ticket"
+            ),
             models.CheckConstraint(
                 condition=~Q(status="APPLIED") | (~Q(applied="") & Q(edit_ratio__isnull=False)),
                 name="applied_draft_has_outcome",
@@ -110,6 +117,9 @@ class TicketLease(models.Model):
     holder = models.CharField(max_length=64)
     expires_at = models.DateTimeField()
 
+    def __str__(self) -> str:
+        return f"lease ticket={self.ticket_id} until {self.expires_at:%H:%M:%S}"
+
 
 class DeadLetter(models.Model):
     """A draft run that gave up (retries exhausted or an unexpected error): visible, and retryable with
@@ -128,3 +138,6 @@ class DeadLetter(models.Model):
         verbose_name = "처리 실패(데드레터)"
         verbose_name_plural = "처리 실패(데드레터)"
         ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"DL{self.pk} {self.error}"

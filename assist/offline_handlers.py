@@ -76,8 +76,14 @@ def _tags(body: dict) -> dict:
     text = _user_text(body)
     names = [n.strip() for n in _section(text, "태그 목록").split(",") if n.strip()]
     said = " ".join(_customer_texts(text))
-    keywords = {"환불": ("환불", "반품"), "교환": ("교환",), "배송": ("배송", "주소"), "결제오류": ("결제",),
-                "계정": ("로그인", "계정"), "앱오류": ("오류", "안 돼", "안 보여", "앱")}
+    keywords = {
+        "환불": ("환불", "반품"),
+        "교환": ("교환",),
+        "배송": ("배송", "주소"),
+        "결제오류": ("결제",),
+        "계정": ("로그인", "계정"),
+        "앱오류": ("오류", "안 돼", "안 보여", "앱"),
+    }
     picked = [n for n in names if any(w in said for w in keywords.get(n, (n,)))]
     return {"tags": picked[:3]}
 
@@ -92,8 +98,10 @@ def _diagnosis(body: dict) -> dict:
         return {
             "verdict": "FAILURE_POINT_IDENTIFIED",
             "observed_facts": [
-                {"fact": f"{e['occurred_at']} {e.get('name')} {e.get('status_code') or ''} {e.get('error_code') or ''}".strip(),
-                 "event_ids": [e["event_id"]]}
+                {
+                    "fact": f"{e['occurred_at']} {e.get('name')} {e.get('status_code') or ''} {e.get('error_code') or ''}".strip(),
+                    "event_ids": [e["event_id"]],
+                }
                 for e in errors[:3]
             ],
             "interpretation": "문의 시각 직전 요청에서 오류 응답이 기록되었습니다.",
@@ -102,13 +110,25 @@ def _diagnosis(body: dict) -> dict:
     if events:
         return {
             "verdict": "FAILURE_POINT_IDENTIFIED",  # the code caps this when there is no request log
-            "observed_facts": [{"fact": f"{e['occurred_at']} {e.get('name')}", "event_ids": [e["event_id"]]} for e in events[:3]],
+            "observed_facts": [
+                {"fact": f"{e['occurred_at']} {e.get('name')}", "event_ids": [e["event_id"]]} for e in events[:3]
+            ],
             "interpretation": "이용 이벤트상 화면이 비어 보였을 가능성이 있습니다.",
             "checks": ["해당 시각 서버 요청 로그 수집 여부", "앱 버전 확인"],
         }
-    return {"verdict": "INSUFFICIENT", "observed_facts": [], "interpretation": "문의 시각 주변 기록이 없습니다.",
-            "checks": ["고객에게 발생 시각과 화면 캡처 요청"]}
+    return {
+        "verdict": "INSUFFICIENT",
+        "observed_facts": [],
+        "interpretation": "문의 시각 주변 기록이 없습니다.",
+        "checks": ["고객에게 발생 시각과 화면 캡처 요청"],
+    }
 
 
-for _name, _fn in {"draft": _draft, "qa": _qa, "confidence": _confidence, "tags": _tags, "diagnosis": _diagnosis}.items():
+for _name, _fn in {
+    "draft": _draft,
+    "qa": _qa,
+    "confidence": _confidence,
+    "tags": _tags,
+    "diagnosis": _diagnosis,
+}.items():
     register_structured(_name, _fn)

@@ -133,8 +133,10 @@ def _stage_draft(run: Run, snapshot: list[dict], context_future: Future) -> Draf
 def _stage_qa(run: Run, snapshot: list[dict], draft: Draft, hits: list) -> Draft:
     try:
         out, result = llm.structured(
-            purpose="qa", messages=prompts.qa_messages(snapshot=snapshot, draft=draft.body, hits=hits),
-            schema=QAOutput, name="qa",
+            purpose="qa",
+            messages=prompts.qa_messages(snapshot=snapshot, draft=draft.body, hits=hits),
+            schema=QAOutput,
+            name="qa",
         )
     except LLMError as exc:
         return _fenced_write(run, **_failed("qa", exc))
@@ -170,9 +172,16 @@ def _stage_confidence(run: Run, snapshot: list[dict], draft: Draft, hits: list, 
     # Code adds what it can see for itself, whatever the model said.
     if any(p in answer for p in REFUND_PROMISES):
         blockers.append("승인 전에 환불을 약속함 (환불은 담당자 승인 후에만 실행됩니다)")
-    if diagnosis and diagnosis.get("verdict") != "FAILURE_POINT_IDENTIFIED" and "원인" in answer and "확인" not in answer:
+    if (
+        diagnosis
+        and diagnosis.get("verdict") != "FAILURE_POINT_IDENTIFIED"
+        and "원인" in answer
+        and "확인" not in answer
+    ):
         blockers.append("진단이 확정하지 못한 원인을 단정함")
-    scores = {k: getattr(out, k).model_dump() for k in ("groundedness", "completeness", "safety", "uncertainty_handling")}
+    scores = {
+        k: getattr(out, k).model_dump() for k in ("groundedness", "completeness", "safety", "uncertainty_handling")
+    }
     return _fenced_write(
         run, confidence=scores, hard_blockers=blockers, confidence_state=StageState.DONE, confidence_at=timezone.now()
     )
@@ -185,13 +194,18 @@ def _stage_tags(run: Run, snapshot: list[dict]) -> None:
         return
     try:
         out, _ = llm.structured(
-            purpose="tags", messages=prompts.tags_messages(snapshot=snapshot, tag_names=names), schema=TagsOutput, name="tags"
+            purpose="tags",
+            messages=prompts.tags_messages(snapshot=snapshot, tag_names=names),
+            schema=TagsOutput,
+            name="tags",
         )
     except LLMError as exc:
         _fenced_write(run, **_failed("tags", exc))
         return
     allowed = set(names)
-    _fenced_write(run, recommended_tags=[t for t in dict.fromkeys(out.tags) if t in allowed], tags_state=StageState.DONE)
+    _fenced_write(
+        run, recommended_tags=[t for t in dict.fromkeys(out.tags) if t in allowed], tags_state=StageState.DONE
+    )
 
 
 def _stage_diagnosis(run: Run, snapshot: list[dict]) -> dict | None:
@@ -210,8 +224,12 @@ def _stage_diagnosis(run: Run, snapshot: list[dict]) -> dict | None:
             purpose="diagnosis",
             messages=[
                 {"role": "system", "content": diagnosis_system_prompt()},
-                {"role": "user", "content": diagnosis_user_prompt(
-                    inquiry_text=inquiry, inquiry_at=run.input_at, context=context.as_tool_result())},
+                {
+                    "role": "user",
+                    "content": diagnosis_user_prompt(
+                        inquiry_text=inquiry, inquiry_at=run.input_at, context=context.as_tool_result()
+                    ),
+                },
             ],
             schema=DiagnosisOutput,
             name="diagnosis",
@@ -233,10 +251,16 @@ def _claim(ticket: Ticket, message: TicketMessage, *, retry_failed: bool) -> Dra
     )
     if not created:
         unfinished = draft.status == Draft.Status.PREPARING or StageState.PENDING in (
-            draft.qa_state, draft.confidence_state, draft.tags_state, draft.diagnosis_state
+            draft.qa_state,
+            draft.confidence_state,
+            draft.tags_state,
+            draft.diagnosis_state,
         )
         failed = draft.status == Draft.Status.FAILED or StageState.FAILED in (
-            draft.qa_state, draft.confidence_state, draft.tags_state, draft.diagnosis_state
+            draft.qa_state,
+            draft.confidence_state,
+            draft.tags_state,
+            draft.diagnosis_state,
         )
         if draft.status in (Draft.Status.SUPERSEDED, Draft.Status.APPLIED, Draft.Status.REJECTED):
             return None
@@ -251,9 +275,11 @@ def draft_generate(*, ticket_id: int, message_id: int, retry_failed: bool = Fals
     if not getattr(settings, "CS_AI_DRAFTS_ENABLED", True):
         log.info("assist.disabled ticket_id=%s message_id=%s", ticket_id, message_id)
         return "disabled"
-    message = TicketMessage.objects.select_related("ticket").filter(
-        pk=message_id, ticket_id=ticket_id, author_type=TicketMessage.Author.CUSTOMER
-    ).first()
+    message = (
+        TicketMessage.objects.select_related("ticket")
+        .filter(pk=message_id, ticket_id=ticket_id, author_type=TicketMessage.Author.CUSTOMER)
+        .first()
+    )
     if message is None:
         log.warning("assist.missing ticket_id=%s message_id=%s", ticket_id, message_id)
         return "missing"
@@ -261,14 +287,16 @@ def draft_generate(*, ticket_id: int, message_id: int, retry_failed: bool = Fals
         if not held:
             raise LeaseBusy(ticket_id)
         if latest_customer_message_id(ticket_id) != message_id:
-            Draft.objects.filter(ticket_id=ticket_id, source_message_id=message_id, status=Draft.Status.PREPARING).update(
-                status=Draft.Status.SUPERSEDED
-            )
+            Draft.objects.filter(
+                ticket_id=ticket_id, source_message_id=message_id, status=Draft.Status.PREPARING
+            ).update(status=Draft.Status.SUPERSEDED)
             return "stale"
         draft = _claim(message.ticket, message, retry_failed=retry_failed)
         if draft is None:
             return "duplicate"
-        run = Run(ticket_id, message_id, draft.pk, message.ticket.customer_id, message.ticket.category, message.created_at)
+        run = Run(
+            ticket_id, message_id, draft.pk, message.ticket.customer_id, message.ticket.category, message.created_at
+        )
         snapshot = list(
             TicketMessage.objects.filter(ticket_id=ticket_id, id__lte=message_id)
             .order_by("id")
@@ -302,11 +330,13 @@ def _execute(run: Run, draft: Draft, snapshot: list[dict], *, sequential: bool) 
         hits_f = pool.submit(_in_thread, _retrieve, query)
         diagnosis_f = (
             pool.submit(_in_thread, _stage_diagnosis, run, snapshot)
-            if draft.diagnosis_state in (StageState.PENDING, StageState.FAILED) else None
+            if draft.diagnosis_state in (StageState.PENDING, StageState.FAILED)
+            else None
         )
         tags_f = (
             pool.submit(_in_thread, _stage_tags, run, snapshot)
-            if draft.tags_state in (StageState.PENDING, StageState.FAILED) else None
+            if draft.tags_state in (StageState.PENDING, StageState.FAILED)
+            else None
         )
         current: Draft | None = draft
         if draft.draft_state != StageState.DONE:

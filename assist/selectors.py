@@ -26,9 +26,7 @@ def citations_resolve(drafts: list[Draft]) -> dict[tuple[str, int], dict]:
     for doc_id, index in wanted:
         condition |= Q(document__doc_id=doc_id, index=index)
     rows = KnowledgeChunk.objects.filter(condition).values("document__doc_id", "document__title", "index", "text")
-    return {
-        (r["document__doc_id"], r["index"]): {"title": r["document__title"], "text": r["text"]} for r in rows
-    }
+    return {(r["document__doc_id"], r["index"]): {"title": r["document__title"], "text": r["text"]} for r in rows}
 
 
 def ops_ticket_list(*, status: str | None = None, category: str | None = None):
@@ -36,5 +34,7 @@ def ops_ticket_list(*, status: str | None = None, category: str | None = None):
     from tickets.selectors import ticket_list
 
     return ticket_list(status=status, category=category).prefetch_related(
-        Prefetch("drafts", queryset=Draft.objects.order_by("-id").only("id", "ticket_id", "status"), to_attr="draft_list")
+        Prefetch(
+            "drafts", queryset=Draft.objects.order_by("-id").only("id", "ticket_id", "status"), to_attr="draft_list"
+        )
     )

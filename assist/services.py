@@ -34,10 +34,14 @@ def _locked_live_draft(draft_id: int) -> Draft:
     Ticket.objects.select_for_update().filter(pk=ticket_id).first()
     draft = Draft.objects.select_for_update().select_related("ticket").get(pk=draft_id)
     if draft.status != Draft.Status.GENERATED:
-        raise InvalidState(f"이 초안은 '{draft.get_status_display()}' 상태라 처리할 수 없습니다.", code="draft_not_live")
+        raise InvalidState(
+            f"이 초안은 '{draft.get_status_display()}' 상태라 처리할 수 없습니다.", code="draft_not_live"
+        )
     latest = (
         TicketMessage.objects.filter(ticket_id=ticket_id, author_type=TicketMessage.Author.CUSTOMER)
-        .order_by("-id").values_list("id", flat=True).first()
+        .order_by("-id")
+        .values_list("id", flat=True)
+        .first()
     )
     if latest != draft.source_message_id:
         raise InvalidState(
@@ -55,9 +59,7 @@ def _tags_resolve(names: Iterable[str]) -> list[Tag]:
     return [found[n] for n in wanted]
 
 
-def draft_apply(
-    *, draft_id: int, final_body: str | None, tags: Iterable[str] = (), actor: AbstractBaseUser
-) -> Draft:
+def draft_apply(*, draft_id: int, final_body: str | None, tags: Iterable[str] = (), actor: AbstractBaseUser) -> Draft:
     """Send the answer as an operator reply. `final_body=None` sends the draft as it is.
 
     Records APPLIED with UNCHANGED or EDITED (by comparing texts, not by which button was pressed),
@@ -92,7 +94,12 @@ def draft_apply(
             ticket.tags.add(*chosen)
     log.info(
         "draft.applied draft_id=%s ticket_id=%s applied=%s edit_ratio=%.4f tags=%d actor_id=%s",
-        draft.pk, ticket.number, draft.applied, ratio, len(chosen), actor.pk,
+        draft.pk,
+        ticket.number,
+        draft.applied,
+        ratio,
+        len(chosen),
+        actor.pk,
     )
     return draft
 
@@ -120,7 +127,9 @@ def dead_letter_record(*, ticket_id: int, message_id: int, error: str, retries: 
     letter = DeadLetter.objects.create(
         ticket_id=ticket_id, source_message_id=message_id, error=error[:200], retries=retries
     )
-    log.error("draft.dead_lettered ticket_id=%s message_id=%s error=%s retries=%d", ticket_id, message_id, error, retries)
+    log.error(
+        "draft.dead_lettered ticket_id=%s message_id=%s error=%s retries=%d", ticket_id, message_id, error, retries
+    )
     return letter
 
 
@@ -150,19 +159,24 @@ def regenerate_targets(*, ticket_id: int | None = None, failed_only: bool = Fals
     for tid in tickets.order_by("id").values_list("id", flat=True).iterator():
         latest = (
             TicketMessage.objects.filter(ticket_id=tid, author_type=TicketMessage.Author.CUSTOMER)
-            .order_by("-id").values_list("id", flat=True).first()
+            .order_by("-id")
+            .values_list("id", flat=True)
+            .first()
         )
         if latest is None:
             continue
         draft = Draft.objects.filter(ticket_id=tid, source_message_id=latest).first()
         failed = draft is not None and (
             draft.status == Draft.Status.FAILED
-            or StageState.FAILED in (draft.draft_state, draft.qa_state, draft.confidence_state,
-                                     draft.tags_state, draft.diagnosis_state)
+            or StageState.FAILED
+            in (draft.draft_state, draft.qa_state, draft.confidence_state, draft.tags_state, draft.diagnosis_state)
         )
         dead = DeadLetter.objects.filter(ticket_id=tid, source_message_id=latest, resolved_at__isnull=True).exists()
-        unfinished = draft is None or draft.status == Draft.Status.PREPARING or StageState.PENDING in (
-            draft.qa_state, draft.confidence_state, draft.tags_state, draft.diagnosis_state)
+        unfinished = (
+            draft is None
+            or draft.status == Draft.Status.PREPARING
+            or StageState.PENDING in (draft.qa_state, draft.confidence_state, draft.tags_state, draft.diagnosis_state)
+        )
         if draft is not None and draft.status in (Draft.Status.APPLIED, Draft.Status.REJECTED):
             continue
         if failed or dead or (not failed_only and unfinished):
@@ -185,4 +199,3 @@ def drafts_regenerate(
         report.outcomes[outcome] = report.outcomes.get(outcome, 0) + 1
     log.info("draft.regenerate targets=%d outcomes=%s", report.considered, report.outcomes)
     return report
-

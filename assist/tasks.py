@@ -38,12 +38,14 @@ def generate_draft_task(self, ticket_id: int, message_id: int, retry_failed: boo
         try:
             raise self.retry(exc=exc, countdown=2)
         except MaxRetriesExceededError:
-            dead_letter_record(ticket_id=ticket_id, message_id=message_id, error="lease_busy",
-                               retries=self.request.retries)
+            dead_letter_record(
+                ticket_id=ticket_id, message_id=message_id, error="lease_busy", retries=self.request.retries
+            )
             raise
     except Exception as exc:
-        dead_letter_record(ticket_id=ticket_id, message_id=message_id, error=type(exc).__name__,
-                           retries=self.request.retries)
+        dead_letter_record(
+            ticket_id=ticket_id, message_id=message_id, error=type(exc).__name__, retries=self.request.retries
+        )
         raise
     if outcome in ("done", "duplicate"):
         dead_letters_resolve(ticket_id=ticket_id, message_id=message_id)

@@ -60,7 +60,11 @@ def run_agent(*, registry: ToolRegistry, messages: list[dict]) -> AgentOutcome:
             function = call.get("function") or {}
             name = str(function.get("name") or "")
             if index >= MAX_CALLS_PER_ROUND:
-                tool_result = {"ok": False, "error": "too_many_calls", "reason": "한 번에 너무 많은 도구를 호출했습니다."}
+                tool_result = {
+                    "ok": False,
+                    "error": "too_many_calls",
+                    "reason": "한 번에 너무 많은 도구를 호출했습니다.",
+                }
             else:
                 tool_result = _execute(registry, name, function.get("arguments"))
                 outcome.calls.append(ExecutedCall(name, tool_result))

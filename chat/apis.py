@@ -24,7 +24,6 @@ class ChatTurnApi(APIView):
     throttle_classes = [ChatThrottle]
 
     @extend_schema_serializer(component_name="ChatTurnInput")
-
     class InputSerializer(serializers.Serializer):
         message = serializers.CharField(
             max_length=MESSAGE_MAX_CHARS,
@@ -45,7 +44,6 @@ class ChatTurnApi(APIView):
             return value
 
     @extend_schema_serializer(component_name="ChatTurnOutput")
-
     class OutputSerializer(serializers.Serializer):
         conversation_id = serializers.UUIDField()
         reply = serializers.CharField()
@@ -76,7 +74,6 @@ class ConversationDetailApi(APIView):
     throttle_classes = [CustomerThrottle]
 
     @extend_schema_serializer(component_name="ConversationOutput")
-
     class OutputSerializer(serializers.Serializer):
         @extend_schema_serializer(component_name="ConversationMessage")
         class MessageSerializer(serializers.ModelSerializer):

@@ -68,3 +68,6 @@ class ToolCall(models.Model):
         verbose_name_plural = "도구 호출"
         ordering = ["id"]
         indexes = [models.Index(fields=["tool", "ok"], name="toolcall_tool_ok")]
+
+    def __str__(self) -> str:
+        return f"{self.tool} {'ok' if self.ok else 'refused'}"

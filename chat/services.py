@@ -69,9 +69,7 @@ def chat_turn(*, customer: Customer, text: object, conversation_id: uuid.UUID | 
             conversation = conversation_get(customer=customer, conversation_id=conversation_id)
         else:
             conversation = Conversation.objects.create(customer=customer)
-        earlier = list(
-            conversation.messages.order_by("-id").values_list("role", "content")[: HISTORY_TURNS * 2]
-        )[::-1]
+        earlier = list(conversation.messages.order_by("-id").values_list("role", "content")[: HISTORY_TURNS * 2])[::-1]
         customer_message = ChatMessage.objects.create(
             conversation=conversation, role=ChatMessage.Role.CUSTOMER, content=text
         )
@@ -95,7 +93,11 @@ def chat_turn(*, customer: Customer, text: object, conversation_id: uuid.UUID | 
         conversation.save(update_fields=["updated_at"])
     log.info(
         "chat.turn conversation_id=%s customer_id=%s tool_calls=%d bounded=%s model=%s",
-        conversation.pk, customer.pk, len(outcome.calls), outcome.bounded, outcome.model,
+        conversation.pk,
+        customer.pk,
+        len(outcome.calls),
+        outcome.bounded,
+        outcome.model,
     )
     return TurnResult(conversation, customer_message, reply)
 
@@ -131,13 +133,22 @@ def _model_failed(
             conversation=conversation,
             role=ChatMessage.Role.ASSISTANT,
             content=prompts.APOLOGY.format(ticket=ticket.number),
-            tool_results=[{"tool": "create_ticket", "ok": True, "ticket_id": ticket.number,
-                           "status": ticket.status, "status_display": ticket.get_status_display()}],
+            tool_results=[
+                {
+                    "tool": "create_ticket",
+                    "ok": True,
+                    "ticket_id": ticket.number,
+                    "status": ticket.status,
+                    "status_display": ticket.get_status_display(),
+                }
+            ],
             outcome=ChatMessage.Outcome.MODEL_FAILED,
             ticket=ticket,
         )
     log.warning(
         "chat.model_failed conversation_id=%s ticket_id=%s error_class=%s",
-        conversation.pk, ticket.number, exc.error_class,
+        conversation.pk,
+        ticket.number,
+        exc.error_class,
     )
     return TurnResult(conversation, customer_message, reply)

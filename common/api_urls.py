@@ -3,6 +3,8 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from actions.apis import OpsActionDecideApi, RequestListApi
 from assist.apis import OpsDraftApplyApi, OpsDraftRejectApi, OpsTicketDetailApi, OpsTicketListApi
@@ -15,7 +17,9 @@ class TokenObtainApi(ObtainAuthToken):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        request=inline_serializer("TokenRequest", {"username": serializers.CharField(), "password": serializers.CharField()}),
+        request=inline_serializer(
+            "TokenRequest", {"username": serializers.CharField(), "password": serializers.CharField()}
+        ),
         responses={200: inline_serializer("TokenResponse", {"token": serializers.CharField()})},
         summary="로그인 토큰 발급",
     )
@@ -23,7 +27,17 @@ class TokenObtainApi(ObtainAuthToken):
         return super().post(request, *args, **kwargs)
 
 
+class PingApi(APIView):
+    """Authenticated constant answer: a client's check that its token works (and the benchmarks' baseline
+    for what the framework alone costs per request)."""
+
+    @extend_schema(responses={200: inline_serializer("Ping", {"ok": serializers.BooleanField()})}, summary="인증 확인")
+    def get(self, request):
+        return Response({"ok": True})
+
+
 urlpatterns = [
+    path("ping/", PingApi.as_view(), name="api-ping"),
     path("auth/token/", TokenObtainApi.as_view(), name="api-token"),
     path("chat/", ChatTurnApi.as_view(), name="api-chat"),
     path("chat/<uuid:conversation_id>/", ConversationDetailApi.as_view(), name="api-chat-detail"),

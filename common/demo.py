@@ -60,8 +60,14 @@ def demo_inquiries_seed(*, progress=iter) -> int:
         if Ticket.objects.filter(customer=customer, subject=row["subject"], created_at=at).exists():
             continue
         with transaction.atomic():  # the draft task is enqueued on commit, after the back-dating
-            ticket = ticket_create(customer=customer, category=row["category"], subject=row["subject"],
-                                   body=row["body"], source=Ticket.Source.API, author=customer.user)
+            ticket = ticket_create(
+                customer=customer,
+                category=row["category"],
+                subject=row["subject"],
+                body=row["body"],
+                source=Ticket.Source.API,
+                author=customer.user,
+            )
             Ticket.objects.filter(pk=ticket.pk).update(created_at=at, updated_at=at)
             TicketMessage.objects.filter(ticket=ticket).update(created_at=at)
         _draft_times_backdate(ticket.pk)
@@ -79,8 +85,11 @@ def _draft_times_backdate(ticket_id: int) -> None:
 
     for draft in Draft.objects.filter(ticket_id=ticket_id, draft_at__isnull=False, created_at__gt=F("input_at")):
         shift = draft.created_at - draft.input_at
-        fields = {name: getattr(draft, name) - shift for name in ("draft_at", "qa_at", "confidence_at")
-                  if getattr(draft, name)}
+        fields = {
+            name: getattr(draft, name) - shift
+            for name in ("draft_at", "qa_at", "confidence_at")
+            if getattr(draft, name)
+        }
         Draft.objects.filter(pk=draft.pk).update(created_at=draft.input_at, **fields)
 
 

@@ -13,7 +13,7 @@ def parse_number(prefix: str, value: str | int) -> int | None:
         return value if value > 0 else None
     text = str(value).strip().upper()
     if text.startswith(prefix):
-        text = text[len(prefix):]
+        text = text[len(prefix) :]
     if not text.isdigit():
         return None
     number = int(text)

@@ -7,8 +7,8 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from diagnostics.redaction import redact
-from llm.fence import fence_customer_text as _fence
 from diagnostics.schemas import diagnosis_json_schema
+from llm.fence import fence_customer_text as _fence
 
 SEOUL = ZoneInfo("Asia/Seoul")
 

@@ -39,9 +39,7 @@ _STACK_RUN = re.compile(re.escape(STACK) + r"(?:\s*" + re.escape(STACK) + r")+")
 
 # --- URLs and hosts -----------------------------------------------------------------------------------------
 
-_URL = re.compile(
-    r"\b[a-z][a-z0-9+.-]*://(?:\[토큰\]@)?(?:\[[0-9A-Fa-f:.]+\])?[^\s\"'<>`)\]}]*", re.IGNORECASE
-)
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://(?:\[토큰\]@)?(?:\[[0-9A-Fa-f:.]+\])?[^\s\"'<>`)\]}]*", re.IGNORECASE)
 _WEB_SCHEMES = {"http", "https", "ws", "wss"}
 _INTERNAL_SUFFIXES = (".internal", ".local", ".svc", ".cluster.local", ".lan", ".corp", ".intra", ".intranet")
 _INTERNAL_LABELS = {"internal", "intra", "intranet", "corp", "svc", "private", "localhost", "staging", "stg", "admin"}

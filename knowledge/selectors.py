@@ -27,4 +27,3 @@ def index_status() -> dict:
     chunks = sum(n for _, n, _ in rows)
     built = bool(rows) and all(n > 0 and first is not None and first >= updated for updated, n, first in rows)
     return {"documents": len(rows), "chunks": chunks, "built": built}
-

@@ -117,9 +117,7 @@ def knowledge_fixture_load(*, directory: Path) -> dict:
     if len(doc_ids) != len(set(doc_ids)):
         raise KnowledgeError("같은 doc_id를 가진 문서 파일이 둘 이상입니다.")
 
-    counts = {
-        f"{prefix}_{what}": 0 for prefix in ("faq", "documents") for what in ("created", "updated", "unchanged")
-    }
+    counts = {f"{prefix}_{what}": 0 for prefix in ("faq", "documents") for what in ("created", "updated", "unchanged")}
     with transaction.atomic():
         for row in faq_rows:
             is_active = row.pop("is_active")

@@ -33,7 +33,9 @@ __all__ = [
     "LLMError",
     "LLMUnavailable",
     "chat",
+    "EndpointStatus",
     "clear_client_cache",
+    "endpoint_check",
     "get_client",
     "is_offline",
     "strict_json_schema",
@@ -92,6 +94,59 @@ def clear_client_cache() -> None:
     _build_client.cache_clear()
 
 
+# --- endpoint probe (manage.py doctor) -----------------------------------------------------------
+@dataclass(frozen=True)
+class EndpointStatus:
+    ok: bool
+    offline: bool
+    detail: str  # what was tried and what came back, never a prompt or a key
+
+
+def endpoint_check(*, timeout_s: float = 5.0) -> EndpointStatus:
+    """Does the configured model endpoint answer? `GET /models` first (free); servers without it (404/405)
+    get a 1-token chat call on CS_LLM_MODEL. No retries, a short timeout, no LLMCall row: a probe, not
+    traffic. The built-in offline model has no endpoint to probe."""
+    if is_offline():
+        return EndpointStatus(ok=True, offline=True, detail="built-in offline model active, no model endpoint")
+    model = str(getattr(settings, "CS_LLM_MODEL", "") or "")
+    client = get_client().with_options(
+        timeout=httpx2.Timeout(timeout_s, connect=min(CONNECT_TIMEOUT_S, timeout_s)), max_retries=0
+    )
+    base_url = str(client.base_url)
+    started = time.monotonic()
+    method = "models.list"
+    try:
+        try:
+            listed = [item.id for item in client.models.list().data]
+            detail = f"{base_url} answered GET /models ({len(listed)} models)"
+            if model and model not in listed:
+                detail += f"; CS_LLM_MODEL={model} is not among them"
+        except openai.APIStatusError as exc:
+            if exc.status_code not in (404, 405):
+                raise
+            method = "chat.1token"
+            client.chat.completions.create(
+                model=model, messages=[{"role": "user", "content": "ping"}], max_tokens=1, temperature=0
+            )
+            detail = f"{base_url} answered a 1-token chat call on {model}"
+        status = EndpointStatus(ok=True, offline=False, detail=detail)
+        error_class = "-"
+    except Exception as exc:
+        error = _classify(exc, model)
+        if error is None:
+            raise
+        error_class = error.error_class
+        status = EndpointStatus(ok=False, offline=False, detail=f"{base_url} ({method}): {error}")
+    log.info(
+        "llm.endpoint_check ok=%s method=%s latency_ms=%d error_class=%s",
+        status.ok,
+        method,
+        int((time.monotonic() - started) * 1000),
+        error_class,
+    )
+    return status
+
+
 # --- results -------------------------------------------------------------------------------------
 @dataclass
 class ChatResult:
@@ -116,9 +171,7 @@ class ChatResult:
 
 
 # --- public calls --------------------------------------------------------------------------------
-def chat(
-    *, purpose: str, messages: list[dict], tools: list[dict] | None = None, temperature: float = 0
-) -> ChatResult:
+def chat(*, purpose: str, messages: list[dict], tools: list[dict] | None = None, temperature: float = 0) -> ChatResult:
     request: dict[str, Any] = {"messages": _wire_messages(messages), "temperature": temperature}
     if tools:
         request["tools"] = tools
@@ -126,9 +179,7 @@ def chat(
     return result
 
 
-def structured(
-    *, purpose: str, messages: list[dict], schema: type[M], name: str
-) -> tuple[M, ChatResult]:
+def structured(*, purpose: str, messages: list[dict], schema: type[M], name: str) -> tuple[M, ChatResult]:
     """A reply parsed and validated into `schema`. Output that does not validate is a failed attempt
     (outcome INVALID) and goes to the fallback model once, like any other failure."""
     request: dict[str, Any] = {"messages": _wire_messages(messages), "temperature": 0}

@@ -467,7 +467,9 @@ def run_agent(messages: list[dict], *, available_tools: set[str]) -> dict:
     if request.intent == ADDRESS:
         address = new_address(request, orders)
         if not address:
-            return text(f"주문 {_order_label(order_id, order)}의 새 배송지를 {ASK}. 도로명 주소와 상세주소까지 적어 주세요.")
+            return text(
+                f"주문 {_order_label(order_id, order)}의 새 배송지를 {ASK}. 도로명 주소와 상세주소까지 적어 주세요."
+            )
         return call(tool, {"order_id": order_id, "new_address": address})
 
     args = {
@@ -515,8 +517,7 @@ def reply_action(intent: str, run: ToolRun, orders: list[dict]) -> dict:
         if result.get("needs_clarification"):
             what = "교환" if intent == EXCHANGE else "환불"
             return text(
-                f"주문 {_order_label(order_id, order)}의 {what} 사유를 {ASK}. "
-                f"{CLARIFY_CHOICES} 중 하나로 답해 주세요."
+                f"주문 {_order_label(order_id, order)}의 {what} 사유를 {ASK}. {CLARIFY_CHOICES} 중 하나로 답해 주세요."
             )
         return reply_failure(result)
     number = result.get("action_id", "")
@@ -527,9 +528,7 @@ def reply_action(intent: str, run: ToolRun, orders: list[dict]) -> dict:
         )
     if status == "승인대기":
         kind = result.get("kind") or "환불"
-        return text(
-            f"{kind}을 등록했습니다. 처리번호 {number} (상태: {status}). 담당자가 승인하면 처리됩니다."
-        )
+        return text(f"{kind}을 등록했습니다. 처리번호 {number} (상태: {status}). 담당자가 승인하면 처리됩니다.")
     done = result.get("message") or "처리했습니다."
     return text(f"{done} 처리번호 {number} (상태: {status}).")
 

@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Union
+from typing import Any
 
 import pytest
 
@@ -61,7 +61,7 @@ class Malformed:
 
 
 # A dict is an assistant message (wrapped into a completion) or, if it has "choices", a full body.
-Step = Union[dict, Fault, Hang, Malformed]
+Step = dict | Fault | Hang | Malformed
 
 
 def text_message(content: str) -> dict:

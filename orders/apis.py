@@ -13,7 +13,6 @@ class OrderListApi(APIView):
     throttle_classes = [CustomerThrottle]
 
     @extend_schema_serializer(component_name="Order")
-
     class OutputSerializer(serializers.ModelSerializer):
         product_id = serializers.CharField(source="product.product_id")
         product_name = serializers.CharField(source="product.name")
@@ -48,7 +47,6 @@ class ProductDetailApi(APIView):
     throttle_classes = [CustomerThrottle]
 
     @extend_schema_serializer(component_name="Product")
-
     class OutputSerializer(serializers.ModelSerializer):
         @extend_schema_serializer(component_name="ProductOption")
         class OptionSerializer(serializers.Serializer):

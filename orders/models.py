@@ -86,7 +86,10 @@ class Order(models.Model):
         ordering = ["-ordered_at", "order_id"]
         indexes = [models.Index(fields=["customer", "-ordered_at"], name="order_customer_recent")]
         constraints = [
-            models.CheckConstraint(condition=Q(status__in=["PAID", "PREPARING", "SHIPPING", "DELIVERED", "CANCELLED", "RETURNED"]), name="order_status_valid"),
+            models.CheckConstraint(
+                condition=Q(status__in=["PAID", "PREPARING", "SHIPPING", "DELIVERED", "CANCELLED", "RETURNED"]),
+                name="order_status_valid",
+            ),
             models.CheckConstraint(condition=Q(quantity__gte=1), name="order_quantity_positive"),
             models.CheckConstraint(condition=Q(amount__gte=0), name="order_amount_not_negative"),
             models.CheckConstraint(

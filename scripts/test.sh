@@ -7,6 +7,9 @@ PY=.venv/bin/python
 PG_URL="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/cs_desk}"
 mkdir -p test-artifacts
 
+echo "== lint: ruff"
+"$PY" -m ruff check .
+
 pg_up() {
   "$PY" - "$PG_URL" <<'PYEOF'
 import sys, psycopg

@@ -3,14 +3,13 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from common.apis import CustomerThrottle, IsCustomer
 from actions.selectors import order_not_found_message
+from common.apis import CustomerThrottle, IsCustomer
 from common.errors import InvalidState, NotFound
 from orders.models import Order
 from tickets.models import Ticket, TicketMessage
 from tickets.selectors import customer_ticket_get, customer_visible_messages
 from tickets.services import BODY_MAX, SUBJECT_MAX, ticket_create, ticket_message_add
-
 
 # Customers may send the code or the Korean label people read (배송, 교환/반품, 결제, 계정, 오류, 기타 …).
 CATEGORY_INPUT_CHOICES = [*Ticket.Category.values, *Ticket.Category.labels]
@@ -39,7 +38,6 @@ class TicketDetailApi(APIView):
     throttle_classes = [CustomerThrottle]
 
     @extend_schema_serializer(component_name="TicketDetail")
-
     class OutputSerializer(TicketOutputSerializer):
         messages = TicketMessageSerializer(many=True, source="visible_messages")
 
@@ -61,10 +59,11 @@ class TicketListCreateApi(APIView):
     throttle_classes = [CustomerThrottle]
 
     @extend_schema_serializer(component_name="TicketCreateInput")
-
     class InputSerializer(serializers.Serializer):
         category = serializers.ChoiceField(
-            choices=CATEGORY_INPUT_CHOICES, required=False, default=Ticket.Category.OTHER,
+            choices=CATEGORY_INPUT_CHOICES,
+            required=False,
+            default=Ticket.Category.OTHER,
             help_text="분류 코드(DELIVERY …) 또는 한국어 이름(배송, 교환/반품, 결제, 계정, 오류, 기타 …)",
         )
         subject = serializers.CharField(max_length=SUBJECT_MAX, required=False, allow_blank=True, default="")
@@ -87,8 +86,13 @@ class TicketListCreateApi(APIView):
             if order is None:
                 raise NotFound(order_not_found_message(values["order_id"]))
         ticket = ticket_create(
-            customer=request.customer, category=values["category"], subject=values["subject"] or values["body"][:40],
-            body=values["body"], source=Ticket.Source.API, author=request.user, order=order,
+            customer=request.customer,
+            category=values["category"],
+            subject=values["subject"] or values["body"][:40],
+            body=values["body"],
+            source=Ticket.Source.API,
+            author=request.user,
+            order=order,
         )
         ticket.visible_messages = customer_visible_messages(ticket)
         return Response(TicketDetailApi.OutputSerializer(ticket).data, status=201)
@@ -101,11 +105,12 @@ class TicketMessageCreateApi(APIView):
     throttle_classes = [CustomerThrottle]
 
     @extend_schema_serializer(component_name="TicketMessageCreateInput")
-
     class InputSerializer(serializers.Serializer):
         body = serializers.CharField(max_length=BODY_MAX, trim_whitespace=True)
 
-    @extend_schema(request=InputSerializer, responses={201: TicketDetailApi.OutputSerializer}, summary="문의에 추가 메시지")
+    @extend_schema(
+        request=InputSerializer, responses={201: TicketDetailApi.OutputSerializer}, summary="문의에 추가 메시지"
+    )
     def post(self, request, ticket_id: str):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

@@ -44,13 +44,20 @@ class Ticket(models.Model):
         API = "API", "고객 문의"
         STAFF = "STAFF", "상담원 대리 접수"
 
-    customer = models.ForeignKey("orders.Customer", on_delete=models.PROTECT, related_name="tickets", verbose_name="고객")
+    customer = models.ForeignKey(
+        "orders.Customer", on_delete=models.PROTECT, related_name="tickets", verbose_name="고객"
+    )
     category = models.CharField("분류", max_length=20, choices=Category.choices, default=Category.OTHER)
     subject = models.CharField("요약", max_length=200)
     status = models.CharField("상태", max_length=12, choices=Status.choices, default=Status.OPEN)
     source = models.CharField("접수 경로", max_length=16, choices=Source.choices, default=Source.API)
     order = models.ForeignKey(
-        "orders.Order", on_delete=models.SET_NULL, null=True, blank=True, related_name="tickets", verbose_name="관련 주문"
+        "orders.Order",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="tickets",
+        verbose_name="관련 주문",
     )
     tags = models.ManyToManyField(Tag, blank=True, related_name="tickets", verbose_name="태그")
     created_at = models.DateTimeField("접수일시", auto_now_add=True)

@@ -31,9 +31,9 @@ def ticket_get(*, ticket_id: str) -> Ticket:
 
 
 def ticket_list(*, status: str | None = None, category: str | None = None) -> QuerySet[Ticket]:
-    tickets = Ticket.objects.select_related("customer").prefetch_related(
-        Prefetch("tags", to_attr="tag_list")
-    ).order_by("-id")
+    tickets = (
+        Ticket.objects.select_related("customer").prefetch_related(Prefetch("tags", to_attr="tag_list")).order_by("-id")
+    )
     if status:
         tickets = tickets.filter(status=status)
     if category:

@@ -65,7 +65,10 @@ def ticket_create(
             customer=customer, category=parse_category(category), subject=subject_text, source=source, order=order
         )
         message = TicketMessage.objects.create(
-            ticket=ticket, author_type=TicketMessage.Author.CUSTOMER, author=author, body=body[:BODY_MAX] or subject_text
+            ticket=ticket,
+            author_type=TicketMessage.Author.CUSTOMER,
+            author=author,
+            body=body[:BODY_MAX] or subject_text,
         )
         _draft_after_commit(ticket, message)
     log.info("ticket.created ticket_id=%s source=%s category=%s", ticket.number, source, ticket.category)

@@ -84,7 +84,11 @@ def test_demo_fixture_covers_the_seed_and_every_status(shop):
 
     sneakers = Order.objects.get(pk="HR20260721001")
     tumbler = Order.objects.get(pk="HR20260628003")
-    assert (sneakers.customer_id, sneakers.product.name, str(sneakers.delivered_at)) == ("C003", "쿠션 운동화", "2026-07-25")
+    assert (sneakers.customer_id, sneakers.product.name, str(sneakers.delivered_at)) == (
+        "C003",
+        "쿠션 운동화",
+        "2026-07-25",
+    )
     assert (tumbler.customer_id, tumbler.product.name, tumbler.quantity, str(tumbler.delivered_at)) == (
         "C003",
         "스테인리스 텀블러",

@@ -81,7 +81,9 @@ def test_two_operators_approving_at_once_execute_once(c003, operator_user):
 
     second = get_user_model().objects.create_user("operator2", password="x", is_staff=True)
     second.user_permissions.add(Permission.objects.get(codename="decide"))
-    result = make_action_tools(c003).call("request_refund", {"order_id": "HR20260628003", "reason_category": "상품하자"})
+    result = make_action_tools(c003).call(
+        "request_refund", {"order_id": "HR20260628003", "reason_category": "상품하자"}
+    )
     users = [operator_user.pk, second.pk]
 
     def approve(i):

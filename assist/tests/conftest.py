@@ -15,8 +15,12 @@ def live_draft(c005, offline_model):
     from tickets.services import ticket_create
 
     ticket = ticket_create(
-        customer=c005, category="오류", subject="결제 오류", body="결제하려고 하면 계속 오류가 나요.",
-        source="API", author=c005.user,
+        customer=c005,
+        category="오류",
+        subject="결제 오류",
+        body="결제하려고 하면 계속 오류가 나요.",
+        source="API",
+        author=c005.user,
     )
     return Draft.objects.get(ticket=ticket, status="GENERATED")
 
@@ -61,9 +65,14 @@ def celery_worker_factory(transactional_db, settings):
 
     def start(*, extra_env: dict[str, str] | None = None) -> subprocess.Popen:
         hostname = f"cs-test-{uuid.uuid4().hex[:10]}@{os.uname().nodename}"
-        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "cs_project.settings.test", "REDIS_URL": tc.TEST_BROKER_URL,
-               "DATABASE_URL": tc.worker_database_url(connection.settings_dict), "LOG_LEVEL": "INFO",
-               "PYTHONUNBUFFERED": "1"}
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "cs_project.settings.test",
+            "REDIS_URL": tc.TEST_BROKER_URL,
+            "DATABASE_URL": tc.worker_database_url(connection.settings_dict),
+            "LOG_LEVEL": "INFO",
+            "PYTHONUNBUFFERED": "1",
+        }
         for name in tc.SHARED_SETTINGS:
             value = getattr(settings, name, None)
             if value is None:
@@ -73,10 +82,30 @@ def celery_worker_factory(transactional_db, settings):
         env.update(extra_env or {})
         log_file = tempfile.NamedTemporaryFile(prefix="celery-worker-", suffix=".log", delete=False)  # noqa: SIM115
         proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "cs_project", "worker", "--pool=solo", "--concurrency=1",
-             "--without-heartbeat", "--without-gossip", "--without-mingle", "-n", hostname, "-Q", queue,
-             "-l", "info"],
-            cwd=Path(settings.BASE_DIR), env=env, stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "cs_project",
+                "worker",
+                "--pool=solo",
+                "--concurrency=1",
+                "--without-heartbeat",
+                "--without-gossip",
+                "--without-mingle",
+                "-n",
+                hostname,
+                "-Q",
+                queue,
+                "-l",
+                "info",
+            ],
+            cwd=Path(settings.BASE_DIR),
+            env=env,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         log_file.close()
         proc.hostname, proc.queue, proc.log_path = hostname, queue, Path(log_file.name)

@@ -41,8 +41,10 @@ def test_ticket_page_shows_conversation_draft_scores_citations_diagnosis_and_tag
 
 
 def test_apply_unchanged_from_the_admin(operator_client, live_draft):
-    response = operator_client.post(_decide(live_draft.ticket_id, live_draft.pk),
-                                    {"decision": "apply_unchanged", "final_body": "무시되는 편집", "tags": ["결제오류"]})
+    response = operator_client.post(
+        _decide(live_draft.ticket_id, live_draft.pk),
+        {"decision": "apply_unchanged", "final_body": "무시되는 편집", "tags": ["결제오류"]},
+    )
     assert response.status_code == 302
     draft = Draft.objects.get(pk=live_draft.pk)
     assert (draft.status, draft.applied, draft.edit_ratio) == ("APPLIED", "UNCHANGED", 0.0)
@@ -54,8 +56,9 @@ def test_apply_unchanged_from_the_admin(operator_client, live_draft):
 
 def test_apply_edited_from_the_admin_records_the_edit_ratio(operator_client, live_draft):
     final = "고객님, 결제 오류를 확인하고 있습니다. 잠시만 기다려 주세요."
-    operator_client.post(_decide(live_draft.ticket_id, live_draft.pk),
-                         {"decision": "apply_edited", "final_body": final, "tags": []})
+    operator_client.post(
+        _decide(live_draft.ticket_id, live_draft.pk), {"decision": "apply_edited", "final_body": final, "tags": []}
+    )
     draft = Draft.objects.get(pk=live_draft.pk)
     assert (draft.status, draft.applied, draft.final_body) == ("APPLIED", "EDITED", final)
     assert 0 < draft.edit_ratio <= 1
@@ -85,8 +88,9 @@ def test_failed_stage_is_shown_and_retried_from_the_admin(operator_client, c005,
     from tickets.services import ticket_create
 
     scripted_model.handler = lambda body: Fault(500)
-    ticket = ticket_create(customer=c005, category="배송", subject="배송", body="언제 와요?", source="API",
-                           author=c005.user)
+    ticket = ticket_create(
+        customer=c005, category="배송", subject="배송", body="언제 와요?", source="API", author=c005.user
+    )
     page = operator_client.get(_page(ticket.pk)).content.decode()
     assert "생성 실패" in page and "실패한 단계 다시 실행" in page
 

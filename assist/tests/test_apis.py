@@ -10,10 +10,32 @@ from tickets.models import TicketMessage
 pytestmark = pytest.mark.django_db(transaction=True)
 
 DRAFT_FIELDS = {
-    "draft_id", "status", "status_display", "source_message_id", "answer", "original_body", "corrected_body",
-    "citations", "dropped_citations", "draft_model", "qa_model", "qa_changes", "confidence", "hard_blockers",
-    "recommended_tags", "diagnosis", "context_report", "stages", "errors", "attempts", "timings",
-    "applied", "edit_ratio", "final_body", "decided_by", "decided_at",
+    "draft_id",
+    "status",
+    "status_display",
+    "source_message_id",
+    "answer",
+    "original_body",
+    "corrected_body",
+    "citations",
+    "dropped_citations",
+    "draft_model",
+    "qa_model",
+    "qa_changes",
+    "confidence",
+    "hard_blockers",
+    "recommended_tags",
+    "diagnosis",
+    "context_report",
+    "stages",
+    "errors",
+    "attempts",
+    "timings",
+    "applied",
+    "edit_ratio",
+    "final_body",
+    "decided_by",
+    "decided_at",
 }
 
 
@@ -44,20 +66,26 @@ def test_list_queries_do_not_grow_with_tickets(staff_api, live_draft, django_ass
     with django_assert_max_num_queries(8) as few:
         staff_api.get("/api/ops/tickets/")
     for i in range(5):
-        ticket_create(customer=c005, category="배송", subject=f"배송 {i}", body="언제 와요?", source="API",
-                      author=c005.user)
+        ticket_create(
+            customer=c005, category="배송", subject=f"배송 {i}", body="언제 와요?", source="API", author=c005.user
+        )
     with django_assert_max_num_queries(len(few.captured_queries)):
         assert staff_api.get("/api/ops/tickets/").json()["count"] == 6
 
 
 def test_apply_edited_and_tags_through_the_api(staff_api, live_draft):
     final = live_draft.answer + " 감사합니다."
-    response = staff_api.post(f"/api/ops/drafts/{live_draft.pk}/apply/", {"final_body": final, "tags": ["결제오류"]},
-                              format="json")
+    response = staff_api.post(
+        f"/api/ops/drafts/{live_draft.pk}/apply/", {"final_body": final, "tags": ["결제오류"]}, format="json"
+    )
     assert response.status_code == 200, response.content
     body = response.json()
     assert (body["status"], body["applied"], body["final_body"], body["decided_by"]) == (
-        "APPLIED", "EDITED", final, "operator")
+        "APPLIED",
+        "EDITED",
+        final,
+        "operator",
+    )
     assert 0 < body["edit_ratio"] < 0.2
     assert TicketMessage.objects.get(ticket_id=live_draft.ticket_id, author_type="OPERATOR").body == final
     again = staff_api.post(f"/api/ops/drafts/{live_draft.pk}/apply/", {}, format="json")
@@ -80,10 +108,17 @@ def test_approval_decision_through_the_api(staff_api, c003):
     from actions.services import refund_request
     from common.actors import Actor
 
-    outcome = refund_request(customer=c003, order_id="HR20260721001", reason="사이즈가 달라요(상품하자)",
-                             reason_category="DEFECT", actor=Actor.customer_agent(c003))
+    outcome = refund_request(
+        customer=c003,
+        order_id="HR20260721001",
+        reason="사이즈가 달라요(상품하자)",
+        reason_category="DEFECT",
+        actor=Actor.customer_agent(c003),
+    )
     number = outcome.record.number
-    response = staff_api.post(f"/api/ops/actions/{number}/decide/", {"approve": True, "note": "사진 확인"}, format="json")
+    response = staff_api.post(
+        f"/api/ops/actions/{number}/decide/", {"approve": True, "note": "사진 확인"}, format="json"
+    )
     assert response.status_code == 200, response.content
     assert (response.json()["status"], response.json()["decided_by"]) == ("APPROVED", "operator")
     assert ActionRecord.objects.get(pk=outcome.record.pk).status == "APPROVED"

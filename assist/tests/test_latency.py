@@ -37,8 +37,14 @@ def slow_model(scripted_model):
 
 
 def _inquiry(c005):
-    return ticket_create(customer=c005, category="배송", subject="배송", body="주문한 운동화 배송 언제 와요?",
-                         source="API", author=c005.user)
+    return ticket_create(
+        customer=c005,
+        category="배송",
+        subject="배송",
+        body="주문한 운동화 배송 언제 와요?",
+        source="API",
+        author=c005.user,
+    )
 
 
 def test_draft_is_stored_one_model_call_after_the_input(c005, slow_model):

@@ -6,7 +6,7 @@ from django.db import connection
 from assist.models import Draft
 from assist.pipeline import draft_generate
 from orders.models import Customer
-from tickets.models import Ticket, TicketMessage
+from tickets.models import Ticket
 from tickets.services import ticket_create, ticket_message_add
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -19,8 +19,12 @@ def c005(shop_knowledge):
 
 def test_new_inquiry_gets_a_full_draft_after_commit(c005, offline_model):
     ticket = ticket_create(
-        customer=c005, category="오류", subject="결제가 안 돼요", body="결제 버튼을 눌렀는데 결제가 안 돼요. 카드는 정상입니다.",
-        source=Ticket.Source.API, author=c005.user,
+        customer=c005,
+        category="오류",
+        subject="결제가 안 돼요",
+        body="결제 버튼을 눌렀는데 결제가 안 돼요. 카드는 정상입니다.",
+        source=Ticket.Source.API,
+        author=c005.user,
     )
     draft = Draft.objects.get(ticket=ticket)
     assert draft.status == "GENERATED"
@@ -31,7 +35,14 @@ def test_new_inquiry_gets_a_full_draft_after_commit(c005, offline_model):
     assert "total" not in str(draft.confidence).lower()
     assert draft.diagnosis["verdict"] in {"FAILURE_POINT_IDENTIFIED", "PARTIAL_EVIDENCE", "INSUFFICIENT"}
     assert draft.input_at <= draft.draft_at <= draft.qa_at <= draft.confidence_at
-    assert set(draft.context_report) >= {"profile", "orders", "action_records", "past_tickets", "payments", "shipping_events"}
+    assert set(draft.context_report) >= {
+        "profile",
+        "orders",
+        "action_records",
+        "past_tickets",
+        "payments",
+        "shipping_events",
+    }
     # The diagnosis is for operators: it never reaches the customer's draft text.
     assert "FAILURE_POINT" not in draft.answer
     # Seeded payment-failure events for C005 around the inquiry time are redacted before and after the model.
@@ -39,12 +50,26 @@ def test_new_inquiry_gets_a_full_draft_after_commit(c005, offline_model):
 
     assert find_sensitive(str(draft.diagnosis)) == []
     assert draft.recommended_tags and set(draft.recommended_tags) <= {
-        "환불", "교환", "배송", "결제오류", "계정", "앱오류", "불만", "재문의"}
+        "환불",
+        "교환",
+        "배송",
+        "결제오류",
+        "계정",
+        "앱오류",
+        "불만",
+        "재문의",
+    }
 
 
 def test_follow_up_supersedes_and_redelivery_does_nothing(c005, offline_model):
-    ticket = ticket_create(customer=c005, category="교환/반품", subject="환불", body="환불은 언제 되나요?",
-                           source=Ticket.Source.API, author=c005.user)
+    ticket = ticket_create(
+        customer=c005,
+        category="교환/반품",
+        subject="환불",
+        body="환불은 언제 되나요?",
+        source=Ticket.Source.API,
+        author=c005.user,
+    )
     first = Draft.objects.get(ticket=ticket)
     message = ticket_message_add(ticket=ticket, body="카드 환불은 며칠 걸리나요?", author=c005.user)
     assert Draft.objects.get(pk=first.pk).status == "SUPERSEDED"
@@ -59,8 +84,9 @@ def test_follow_up_supersedes_and_redelivery_does_nothing(c005, offline_model):
 
 def test_disabled_flag_stops_new_processing(c005, offline_model, settings):
     settings.CS_AI_DRAFTS_ENABLED = False
-    ticket = ticket_create(customer=c005, category="배송", subject="배송", body="언제 와요?",
-                           source=Ticket.Source.API, author=c005.user)
+    ticket = ticket_create(
+        customer=c005, category="배송", subject="배송", body="언제 와요?", source=Ticket.Source.API, author=c005.user
+    )
     assert not Draft.objects.filter(ticket=ticket).exists()
 
 
@@ -68,8 +94,9 @@ def test_model_failure_ends_in_visible_failed_state(c005, scripted_model):
     from llm.testing import Fault
 
     scripted_model.handler = lambda body: Fault(500)
-    ticket = ticket_create(customer=c005, category="배송", subject="배송", body="언제 와요?",
-                           source=Ticket.Source.API, author=c005.user)
+    ticket = ticket_create(
+        customer=c005, category="배송", subject="배송", body="언제 와요?", source=Ticket.Source.API, author=c005.user
+    )
     draft = Draft.objects.get(ticket=ticket)
     assert (draft.status, draft.draft_state) == ("FAILED", "FAILED")
     assert draft.errors["draft"] == "InternalServerError"

@@ -50,8 +50,10 @@ def test_reject_sends_nothing_and_keeps_the_ticket_open(live_draft, operator_use
 
 def test_a_decided_draft_cannot_be_decided_again(live_draft, operator_user):
     draft_apply(draft_id=live_draft.pk, final_body=None, actor=operator_user)
-    for decide in (lambda: draft_apply(draft_id=live_draft.pk, final_body=None, actor=operator_user),
-                   lambda: draft_reject(draft_id=live_draft.pk, actor=operator_user)):
+    for decide in (
+        lambda: draft_apply(draft_id=live_draft.pk, final_body=None, actor=operator_user),
+        lambda: draft_reject(draft_id=live_draft.pk, actor=operator_user),
+    ):
         with pytest.raises(InvalidState) as err:
             decide()
         assert err.value.code == "draft_not_live"

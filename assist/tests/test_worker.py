@@ -87,8 +87,12 @@ def test_a_follow_up_during_generation_leaves_one_draft_from_the_newest_input(c0
     first = ticket.messages.get()
     wait_until(lambda: "draft" in slow_model.seen, what="the first draft call", log_path=celery_worker.log_path)
     newest = ticket_message_add(ticket=ticket, body="카드를 바꿔도 똑같아요.", author=c005.user)
-    wait_until(lambda: Draft.objects.filter(ticket=ticket, source_message=newest, confidence_state="DONE").exists(),
-               timeout=90, what="the newest input's draft", log_path=celery_worker.log_path)
+    wait_until(
+        lambda: Draft.objects.filter(ticket=ticket, source_message=newest, confidence_state="DONE").exists(),
+        timeout=90,
+        what="the newest input's draft",
+        log_path=celery_worker.log_path,
+    )
     live = Draft.objects.get(ticket=ticket, status="GENERATED")
     assert live.source_message_id == newest.pk
     older = Draft.objects.filter(ticket=ticket, source_message=first).first()
@@ -126,8 +130,12 @@ def test_a_killed_worker_blocks_the_ticket_only_until_the_lease_expires(c005, sl
     assert Draft.objects.get(ticket=ticket).status == "PREPARING"
 
     second = celery_worker_factory(extra_env=FAST_RECOVERY)
-    wait_until(lambda: Draft.objects.filter(ticket=ticket, status="GENERATED", confidence_state="DONE").exists(),
-               timeout=90, what="the redelivered run to finish", log_path=second.log_path)
+    wait_until(
+        lambda: Draft.objects.filter(ticket=ticket, status="GENERATED", confidence_state="DONE").exists(),
+        timeout=90,
+        what="the redelivered run to finish",
+        log_path=second.log_path,
+    )
     assert time.monotonic() - killed_at < 60
     draft = Draft.objects.get(ticket=ticket)
     assert draft.attempts >= 2 and draft.source_message_id == TicketMessage.objects.get(ticket=ticket).pk

@@ -40,27 +40,39 @@ def script(server, *calls, reply="처리 결과를 안내드립니다."):
             lambda: Order.objects.get(pk="HR20260724005").shipping_address != "서울특별시 중구 세종대로 110",
         ),
         (
-            ("request_exchange", {"order_id": "HR20260721001", "new_option": "블랙/260", "reason_category": "단순변심"}),
+            (
+                "request_exchange",
+                {"order_id": "HR20260721001", "new_option": "블랙/260", "reason_category": "단순변심"},
+            ),
             True,
             lambda: ProductOption.objects.get(product_id="P001", label="블랙/260").stock == 2,
         ),
         (
-            ("request_exchange", {"order_id": "HR20260628003", "new_option": "블랙/500ml", "reason_category": "단순변심"}),
+            (
+                "request_exchange",
+                {"order_id": "HR20260628003", "new_option": "블랙/500ml", "reason_category": "단순변심"},
+            ),
             False,
             lambda: not ActionRecord.objects.exists(),
         ),
         (
             ("request_refund", {"order_id": "HR20260628003", "reason_category": "상품하자", "reason": "녹"}),
             True,
-            lambda: ActionRecord.objects.get().status == "PENDING"
-            and Order.objects.get(pk="HR20260628003").status == "DELIVERED",
+            lambda: (
+                ActionRecord.objects.get().status == "PENDING"
+                and Order.objects.get(pk="HR20260628003").status == "DELIVERED"
+            ),
         ),
         (
             ("request_refund", {"order_id": "HR20260628003", "reason_category": "단순변심"}),
             False,
             lambda: not ActionRecord.objects.exists(),
         ),
-        (("create_ticket", {"category": "보상", "summary": "배송 지연 보상 요구"}), True, lambda: Ticket.objects.count() == 1),
+        (
+            ("create_ticket", {"category": "보상", "summary": "배송 지연 보상 요구"}),
+            True,
+            lambda: Ticket.objects.count() == 1,
+        ),
         (("get_my_requests", {}), True, lambda: True),
     ],
     ids=lambda v: v[0] if isinstance(v, tuple) else None,

@@ -36,7 +36,11 @@ def test_orders_are_own_with_status_code_and_label(c003_api):
         Customer.objects.get(pk="C003").orders.values_list("order_id", flat=True)
     )
     sneakers = next(o for o in orders if o["order_id"] == "HR20260721001")
-    assert (sneakers["status"], sneakers["status_display"], sneakers["product_name"]) == ("DELIVERED", "배송완료", "쿠션 운동화")
+    assert (sneakers["status"], sneakers["status_display"], sneakers["product_name"]) == (
+        "DELIVERED",
+        "배송완료",
+        "쿠션 운동화",
+    )
 
 
 def test_product_options_with_stock(c003_api):
@@ -92,8 +96,14 @@ def test_tickets_are_own_only_and_hide_system_notes(c003_api, shop):
     from tickets.services import ticket_create
 
     c003 = Customer.objects.get(pk="C003")
-    ticket = ticket_create(customer=c003, category="결제", subject="결제 오류", body="결제가 안 돼요",
-                           source=Ticket.Source.API, author=c003.user)
+    ticket = ticket_create(
+        customer=c003,
+        category="결제",
+        subject="결제 오류",
+        body="결제가 안 돼요",
+        source=Ticket.Source.API,
+        author=c003.user,
+    )
     TicketMessage.objects.create(ticket=ticket, author_type="SYSTEM", body="내부 메모")
     TicketMessage.objects.create(ticket=ticket, author_type="OPERATOR", body="확인해 보겠습니다")
     listed = c003_api.get("/api/tickets/").json()

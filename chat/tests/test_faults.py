@@ -32,7 +32,10 @@ def test_fault_then_fallback_answers(c003_api, fast_timeout, fault):
     response = c003_api.post("/api/chat/", {"message": "안녕하세요"}, format="json")
     assert response.json()["reply"] == "대체 모델이 답합니다."
     assert fast_timeout.models_seen == ["fast-model", "strong-model"]
-    assert list(LLMCall.objects.order_by("id").values_list("outcome", "is_fallback")) == [("ERROR", False), ("OK", True)]
+    assert list(LLMCall.objects.order_by("id").values_list("outcome", "is_fallback")) == [
+        ("ERROR", False),
+        ("OK", True),
+    ]
     assert ChatMessage.objects.filter(role="customer", content="안녕하세요").count() == 1
 
 

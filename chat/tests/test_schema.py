@@ -4,7 +4,9 @@ import json
 
 import pytest
 from django.core.management import call_command
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 pytestmark = pytest.mark.django_db
 
@@ -59,8 +61,10 @@ def from_schema(node: dict) -> st.SearchStrategy:
             optional={k: from_schema(v) for k, v in props.items() if k not in required},
         )
     if kind == "string":
-        strategy = st.uuids().map(str) if node.get("format") == "uuid" else st.text(
-            min_size=node.get("minLength", 0), max_size=min(node.get("maxLength", 200), 4100)
+        strategy = (
+            st.uuids().map(str)
+            if node.get("format") == "uuid"
+            else st.text(min_size=node.get("minLength", 0), max_size=min(node.get("maxLength", 200), 4100))
         )
         return (st.none() | strategy) if node.get("nullable") else strategy
     if kind == "integer":
@@ -79,7 +83,9 @@ junk = st.recursive(
 
 def test_no_5xx_on_customer_endpoints_under_generated_input(c003_api, offline_model):
     schema = _schema()
-    chat_body = _resolve(schema, schema["paths"]["/api/chat/"]["post"]["requestBody"]["content"]["application/json"]["schema"])
+    chat_body = _resolve(
+        schema, schema["paths"]["/api/chat/"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    )
     path_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="/?#%"), max_size=20)
 
     @hsettings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
@@ -89,7 +95,9 @@ def test_no_5xx_on_customer_endpoints_under_generated_input(c003_api, offline_mo
         assert response.status_code < 500, (body, response.content)
 
     @hsettings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(template=st.sampled_from(sorted(p for p in schema["paths"] if p.startswith(CUSTOMER_PATHS))), value=path_text)
+    @given(
+        template=st.sampled_from(sorted(p for p in schema["paths"] if p.startswith(CUSTOMER_PATHS))), value=path_text
+    )
     def get_paths(template, value):
         if "get" not in schema["paths"][template]:
             return

@@ -27,7 +27,11 @@ def test_readme_walkthrough_with_offline_model(c003_api, offline_model):
     body = say(c003_api, "HR20260726002 배송지를 서울특별시 중구 세종대로 110, 3층으로 바꿔 주세요")
     [result] = _actions(body)
     assert (result["tool"], result["ok"], result["status"], result["status_display"]) == (
-        "change_shipping_address", True, "DONE", "완료")
+        "change_shipping_address",
+        True,
+        "DONE",
+        "완료",
+    )
     assert result["action_id"] in body["reply"]
     assert Order.objects.get(pk="HR20260726002").shipping_address == "서울특별시 중구 세종대로 110, 3층"
 
@@ -53,7 +57,11 @@ def test_readme_walkthrough_with_offline_model(c003_api, offline_model):
     body = say(c003_api, "상품하자", conversation_id)
     [result] = _actions(body)
     assert (result["tool"], result["ok"], result["status"], result["status_display"]) == (
-        "request_refund", True, "PENDING", "승인대기")
+        "request_refund",
+        True,
+        "PENDING",
+        "승인대기",
+    )
     refund = ActionRecord.objects.get(kind="REFUND")
     assert (refund.order_id, refund.reason_category) == ("HR20260628003", "DEFECT")
 
@@ -66,7 +74,10 @@ def test_readme_walkthrough_with_offline_model(c003_api, offline_model):
     # 6. GET /api/requests/ lists them
     listed = c003_api.get("/api/requests/").json()
     assert {(a["kind"], a["status"]) for a in listed["actions"]} == {
-        ("ADDRESS_CHANGE", "DONE"), ("EXCHANGE", "DONE"), ("REFUND", "PENDING")}
+        ("ADDRESS_CHANGE", "DONE"),
+        ("EXCHANGE", "DONE"),
+        ("REFUND", "PENDING"),
+    }
     assert [t["ticket_id"] for t in listed["tickets"]] == [result["ticket_id"]]
 
 

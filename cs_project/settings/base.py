@@ -32,6 +32,7 @@ DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = [h.strip() for h in (env("ALLOWED_HOSTS", "127.0.0.1,localhost") or "").split(",") if h.strip()]
 
 INSTALLED_APPS = [
+    "metrics",  # before django.contrib.admin: its admin/index.html adds the dashboard link
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -52,6 +53,7 @@ INSTALLED_APPS = [
     "diagnostics",
     "assist",
     "web",
+    "ops",
 ]
 
 MIDDLEWARE = [
@@ -135,6 +137,10 @@ FIXTURES_DIR = BASE_DIR / "fixtures"
 CS_AI_DRAFTS_ENABLED = env_bool("CS_AI_DRAFTS_ENABLED", True)
 # On: every pipeline stage waits for the previous one (the benchmark's "before" contrast only).
 CS_AI_PIPELINE_SEQUENTIAL = env_bool("CS_AI_PIPELINE_SEQUENTIAL", False)
+# Per-ticket lease (seconds): a crashed worker blocks its ticket at most this long. Above the draft task's
+# time limit (180 s), so a live run never loses it;
+# below the broker's visibility timeout (600 s).
+CS_AI_LEASE_S = int(env("CS_AI_LEASE_S", "200"))
 
 # --- Redis / Celery -----------------------------------------------------------------------------
 # REDIS_URL unset = embedded mode: tasks run in-process after commit, locks fall back to the DB.
@@ -146,7 +152,13 @@ CELERY_TASK_EAGER_PROPAGATES = False
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 600}
+# An unacked task (its worker died) is redelivered after this many seconds; keep it above every time limit.
+# Workers sweep for such tasks every CELERY_RESTORE_INTERVAL_S seconds (kombu's default would be ~100 s).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": int(env("CELERY_VISIBILITY_TIMEOUT_S", "600")),
+    "unacked_restore_interval": int(env("CELERY_RESTORE_INTERVAL_S", "10")),
+    "unacked_restore_throttle": 1,
+}
 CELERY_TASK_SOFT_TIME_LIMIT = 240
 CELERY_TASK_TIME_LIMIT = 300
 CELERY_TASK_SERIALIZER = "json"
@@ -181,6 +193,8 @@ SPECTACULAR_SETTINGS = {
         "OrderStatusEnum": "orders.models.Order.Status",
         "ActionStatusEnum": "actions.models.ActionRecord.Status",
         "TicketStatusEnum": "tickets.models.Ticket.Status",
+        "TicketCategoryEnum": "tickets.models.Ticket.Category",
+        "TicketCategoryInputEnum": "tickets.apis.CATEGORY_INPUT_CHOICES",
     },
 }
 
@@ -199,12 +213,23 @@ CS_LLM_TIMEOUT_S = env_float("CS_LLM_TIMEOUT_S", 30.0)
 # "json_schema" (OpenAI, vLLM, Ollama) or "json_object" (servers that reject json_schema).
 CS_LLM_STRUCTURED_MODE = env("CS_LLM_STRUCTURED_MODE", "json_schema")
 
+# Key/value lines (logfmt) for web, worker and model calls: `ops.logs` renders stdlib records through
+# structlog's ProcessorFormatter and masks phone numbers, e-mails, addresses and tokens that slip through.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"kv": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "formatters": {"kv": {"()": "ops.logs.kv_formatter"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "kv"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
-    # The HTTP client logs every request line; our own llm.call event already says what matters.
-    "loggers": {"httpx2": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
+    "loggers": {
+        # The HTTP client logs every request line; our own llm.call event already says what matters.
+        "httpx2": {"level": "WARNING"},
+        "httpx": {"level": "WARNING"},
+        "httpcore2": {"level": "WARNING"},
+        # At DEBUG the SDK logs whole request options, i.e. prompts with customer messages.
+        "openai": {"level": "INFO"},
+        # At DEBUG (with DEBUG=True) Django logs every SQL statement with its parameters: addresses,
+        # message bodies, tokens. Never let LOG_LEVEL=DEBUG turn that on.
+        "django.db.backends": {"level": "INFO"},
+    },
 }

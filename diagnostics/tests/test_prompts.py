@@ -19,7 +19,7 @@ def test_system_prompt_states_the_rules_and_the_schema():
         "get_error_diagnostic_context",
     ):
         assert phrase in prompt
-    schema = json.loads(prompt[prompt.index('{"$defs"'):].strip())
+    schema = json.loads(prompt[prompt.index('{"$defs"') :].strip())
     assert schema["properties"]["verdict"]["enum"] == ["FAILURE_POINT_IDENTIFIED", "PARTIAL_EVIDENCE", "INSUFFICIENT"]
 
 

@@ -126,9 +126,7 @@ def _diagnose(customer_id, inquiry_at, verdict, fact_ids):
 
 
 def test_story_c005_reaches_failure_point_identified(service_events):
-    result = _diagnose(
-        "C005", C005_INQUIRY, FAILURE_POINT_IDENTIFIED, lambda ctx: sorted(ctx.error_event_ids())
-    )
+    result = _diagnose("C005", C005_INQUIRY, FAILURE_POINT_IDENTIFIED, lambda ctx: sorted(ctx.error_event_ids()))
     assert result.verdict == FAILURE_POINT_IDENTIFIED
 
 

@@ -33,8 +33,19 @@ def test_fixture_load_keeps_raw_message_and_kst_times(service_events):
 def test_fixture_load_refuses_when_customers_are_missing(db, tmp_path):
     path = tmp_path / "events.json"
     path.write_text(
-        json.dumps({"events": [{"event_key": "k1", "customer_id": "C404", "occurred_at": "2026-07-26T10:00:00+09:00",
-                                "kind": "USAGE_EVENT", "name": "app_open"}]}),
+        json.dumps(
+            {
+                "events": [
+                    {
+                        "event_key": "k1",
+                        "customer_id": "C404",
+                        "occurred_at": "2026-07-26T10:00:00+09:00",
+                        "kind": "USAGE_EVENT",
+                        "name": "app_open",
+                    }
+                ]
+            }
+        ),
         encoding="utf-8",
     )
     with pytest.raises(ServiceEventFixtureError) as exc:
@@ -47,8 +58,19 @@ def test_fixture_load_refuses_when_customers_are_missing(db, tmp_path):
 def test_fixture_load_refuses_naive_times(shop, tmp_path):
     path = tmp_path / "events.json"
     path.write_text(
-        json.dumps({"events": [{"event_key": "k1", "customer_id": "C001", "occurred_at": "2026-07-26T10:00:00",
-                                "kind": "USAGE_EVENT", "name": "app_open"}]}),
+        json.dumps(
+            {
+                "events": [
+                    {
+                        "event_key": "k1",
+                        "customer_id": "C001",
+                        "occurred_at": "2026-07-26T10:00:00",
+                        "kind": "USAGE_EVENT",
+                        "name": "app_open",
+                    }
+                ]
+            }
+        ),
         encoding="utf-8",
     )
     with pytest.raises(ServiceEventFixtureError):

@@ -9,8 +9,12 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def call_row():
     return LLMCall.objects.create(
-        purpose="chat", model="fast-model", is_fallback=False, outcome=LLMCall.Outcome.ERROR,
-        error_class="RateLimitError", latency_ms=12,
+        purpose="chat",
+        model="fast-model",
+        is_fallback=False,
+        outcome=LLMCall.Outcome.ERROR,
+        error_class="RateLimitError",
+        latency_ms=12,
     )
 
 

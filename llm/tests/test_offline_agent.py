@@ -29,6 +29,7 @@ def _order(order_id: str, product_name: str, option: str, status: str, status_co
         "status_code": status_code,
     }
 
+
 ORDERS = {
     "ok": True,
     "today": "2026-07-27",
@@ -111,7 +112,10 @@ def test_refund_without_reason_sends_unclear_then_asks_to_choose():
 def test_bare_reason_answer_continues_the_refund_for_the_same_order():
     history = [
         user("운동화 환불해 주세요"),
-        assistant("주문 HR20260721001(쿠션 운동화)의 환불 사유를 알려 주세요. 단순변심 / 상품하자 / 오배송 중 하나로 답해 주세요."),
+        assistant(
+            "주문 HR20260721001(쿠션 운동화)의 환불 사유를 알려 주세요. "
+            "단순변심 / 상품하자 / 오배송 중 하나로 답해 주세요."
+        ),
         user("상품하자"),
     ]
 
@@ -263,7 +267,9 @@ def test_refusal_reason_is_passed_on_verbatim():
 
 def test_already_pending_refund_names_the_existing_request():
     history = [user("HR20260721001 상품하자로 환불해 주세요")]
-    history += answer(ask(history), {**PENDING, "already_pending": True, "message": "이미 승인을 기다리는 요청이 있습니다."})
+    history += answer(
+        ask(history), {**PENDING, "already_pending": True, "message": "이미 승인을 기다리는 요청이 있습니다."}
+    )
 
     reply = ask(history)["content"]
 
@@ -324,7 +330,11 @@ def test_unknown_text_gets_the_help_reply():
 
 
 def test_reply_after_finished_request_is_not_a_continuation():
-    history = [user("HR20260721001 상품하자로 환불해 주세요"), assistant("환불요청을 등록했습니다. 처리번호 A00001"), user("고마워요")]
+    history = [
+        user("HR20260721001 상품하자로 환불해 주세요"),
+        assistant("환불요청을 등록했습니다. 처리번호 A00001"),
+        user("고마워요"),
+    ]
 
     assert ask(history)["content"] == HELP_TEXT
 

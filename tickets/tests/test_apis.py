@@ -11,7 +11,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def test_customer_opens_an_inquiry_and_a_draft_is_prepared_after_commit(c003_api, offline_model, shop_knowledge):
     response = c003_api.post(
-        "/api/tickets/", {"category": "교환/반품", "body": "반품한 운동화 환불 언제 돼요?", "order_id": "HR20260721001"},
+        "/api/tickets/",
+        {"category": "교환/반품", "body": "반품한 운동화 환불 언제 돼요?", "order_id": "HR20260721001"},
         format="json",
     )
     assert response.status_code == 201, response.content
@@ -26,8 +27,9 @@ def test_customer_opens_an_inquiry_and_a_draft_is_prepared_after_commit(c003_api
 
 
 def test_follow_up_reopens_the_ticket_and_supersedes_the_draft(c003_api, offline_model, shop_knowledge):
-    ticket_id = c003_api.post("/api/tickets/", {"category": "DELIVERY", "body": "배송 언제 와요?"}, format="json").json()[
-        "ticket_id"]
+    ticket_id = c003_api.post(
+        "/api/tickets/", {"category": "DELIVERY", "body": "배송 언제 와요?"}, format="json"
+    ).json()["ticket_id"]
     ticket = Ticket.objects.get()
     Ticket.objects.filter(pk=ticket.pk).update(status=Ticket.Status.ANSWERED)
     response = c003_api.post(f"/api/tickets/{ticket_id}/messages/", {"body": "아직 안 왔어요."}, format="json")
@@ -43,7 +45,10 @@ def test_operator_replies_are_visible_to_the_customer_but_system_notes_are_not(c
     TicketMessage.objects.create(ticket=ticket, author_type="OPERATOR", body="확인해 드렸습니다.")
     TicketMessage.objects.create(ticket=ticket, author_type="SYSTEM", body="내부 메모")
     messages = c003_api.get(f"/api/tickets/{ticket_id}/").json()["messages"]
-    assert [(m["author_type"], m["body"]) for m in messages] == [("CUSTOMER", "문의합니다"), ("OPERATOR", "확인해 드렸습니다.")]
+    assert [(m["author_type"], m["body"]) for m in messages] == [
+        ("CUSTOMER", "문의합니다"),
+        ("OPERATOR", "확인해 드렸습니다."),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -75,7 +80,9 @@ def test_customers_cannot_post_to_someone_elses_or_a_closed_ticket(c003_api, off
 
     c005 = Customer.objects.get(pk="C005")
     other = ticket_create(customer=c005, category="배송", subject="배송", body="언제?", source="API", author=c005.user)
-    assert c003_api.post(f"/api/tickets/{other.number}/messages/", {"body": "끼어들기"}, format="json").status_code == 404
+    assert (
+        c003_api.post(f"/api/tickets/{other.number}/messages/", {"body": "끼어들기"}, format="json").status_code == 404
+    )
     mine = c003_api.post("/api/tickets/", {"body": "질문"}, format="json").json()["ticket_id"]
     Ticket.objects.filter(customer_id="C003").update(status=Ticket.Status.CLOSED)
     response = c003_api.post(f"/api/tickets/{mine}/messages/", {"body": "추가"}, format="json")

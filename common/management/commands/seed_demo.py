@@ -21,9 +21,7 @@ class Command(BaseCommand):
             return tqdm(items, desc="데모 문의·초안", unit="건", disable=options["no_progress"], file=sys.stderr)
 
         counts, accounts = demo_seed(inquiries=not options["no_inquiries"], progress=progress)
-        self.stdout.write(
-            "loaded: " + ", ".join(f"{k} +{v}" for k, v in counts.items())
-        )
+        self.stdout.write("loaded: " + ", ".join(f"{k} +{v}" for k, v in counts.items()))
         self.stdout.write("demo logins (password: $CS_DEMO_PASSWORD, default demo1234):")
         for username, customer_id in accounts.customers:
             self.stdout.write(f"  customer  {username:10s} → {customer_id}")

@@ -1,0 +1,367 @@
+"""Server-side SVG charts: pure functions from numbers to an inline `<svg>` string. No JavaScript, no CDN.
+
+Every text and attribute value is escaped here, so the result may be marked safe by the caller.
+Bars are `<rect class="bar" data-series=… data-label=… data-value=…>` and line points are
+`<circle class="point" …>`, so tests (and a browser) can find what was drawn.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+PALETTE = ("#2563eb", "#f59e0b", "#dc2626", "#059669", "#7c3aed", "#64748b")
+FONT = "font-family:inherit;font-size:11px"
+EMPTY_TEXT = "데이터 없음"
+
+
+@dataclass(frozen=True)
+class Series:
+    name: str
+    values: Sequence[float | None]
+    color: str | None = None
+
+
+def _e(value: Any) -> str:
+    return escape(str(value), quote=True)
+
+
+def fmt_number(value: float | None) -> str:
+    """12 → "12", 1.5 → "1.5", 0.66667 → "0.67", None → "-"."""
+    if value is None:
+        return "-"
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.2f}".rstrip("0").rstrip(".")
+
+
+def nice_axis(maximum: float, intervals: int = 4) -> tuple[float, list[float]]:
+    """A round axis top ≥ `maximum` and its evenly spaced ticks from 0 (1-2-2.5-5 steps)."""
+    if maximum <= 0:
+        return 1.0, [i / intervals for i in range(intervals + 1)]
+    raw = maximum / intervals
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw - 1e-12)
+    top = step * math.ceil(maximum / step - 1e-9)
+    count = round(top / step)
+    return top, [round(step * i, 10) for i in range(count + 1)]
+
+
+def _colors(series: Sequence[Series]) -> list[str]:
+    return [s.color or PALETTE[i % len(PALETTE)] for i, s in enumerate(series)]
+
+
+def _open(width: int, height: int, title: str, kind: str) -> list[str]:
+    return [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="metrics-chart {kind}" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{_e(title)}">',
+        f"<title>{_e(title)}</title>",
+    ]
+
+
+def _empty(width: int, height: int, title: str, kind: str) -> str:
+    parts = _open(width, height, title, f"{kind} empty")
+    parts.append(
+        f'<text x="{width / 2:.1f}" y="{height / 2:.1f}" text-anchor="middle" fill="#64748b" '
+        f'style="{FONT}">{EMPTY_TEXT}</text></svg>'
+    )
+    return "".join(parts)
+
+
+def _legend(series: Sequence[Series], colors: list[str], x: float, y: float) -> list[str]:
+    parts = []
+    for s, color in zip(series, colors, strict=True):
+        parts.append(f'<rect class="legend" x="{x:.1f}" y="{y - 9:.1f}" width="10" height="10" fill="{color}"/>')
+        parts.append(f'<text x="{x + 14:.1f}" y="{y:.1f}" fill="currentColor" style="{FONT}">{_e(s.name)}</text>')
+        x += 24 + 7 * len(s.name) + 6 * sum(1 for ch in s.name if ord(ch) > 0x2E80)  # CJK glyphs are wider
+    return parts
+
+
+def _has_data(series: Sequence[Series]) -> bool:
+    return any(v for s in series for v in s.values if v is not None)
+
+
+def _label_step(count: int, room: float, per_label: float) -> int:
+    """Show every n-th category label so that labels do not overlap."""
+    fits = max(1, int(room // per_label))
+    return max(1, math.ceil(count / fits))
+
+
+def column_chart(
+    *,
+    title: str,
+    labels: Sequence[str],
+    series: Sequence[Series],
+    unit: str = "",
+    stacked: bool = True,
+    width: int = 640,
+    height: int = 240,
+) -> str:
+    """Vertical bars per label (e.g. per day); several series are stacked or side by side."""
+    if not labels or not _has_data(series):
+        return _empty(width, height, title, "column")
+    left, right, top, bottom = 48, 12, 24, 36
+    plot_w, plot_h = width - left - right, height - top - bottom
+    totals = [
+        sum(s.values[i] or 0 for s in series) if stacked else max((s.values[i] or 0) for s in series)
+        for i in range(len(labels))
+    ]
+    axis_top, ticks = nice_axis(max(totals))
+    colors = _colors(series)
+    parts = _open(width, height, title, "column")
+    parts += _y_axis(ticks, axis_top, left, top, plot_w, plot_h, unit)
+    slot = plot_w / len(labels)
+    bar_w = max(1.0, slot * 0.7 / (1 if stacked else len(series)))
+    step = _label_step(len(labels), plot_w, 44)
+    for i, label in enumerate(labels):
+        x0 = left + slot * i + slot * 0.15
+        base = top + plot_h
+        for j, (s, color) in enumerate(zip(series, colors, strict=True)):
+            value = s.values[i] or 0
+            h = plot_h * value / axis_top
+            x = x0 if stacked else x0 + bar_w * j
+            y = base - h
+            parts.append(
+                f'<rect class="bar" data-series="{_e(s.name)}" data-label="{_e(label)}" data-value="{_e(value)}" '
+                f'x="{x:.1f}" y="{y:.1f}" width="{bar_w:.1f}" height="{h:.1f}" fill="{color}">'
+                f"<title>{_e(label)} · {_e(s.name)}: {_e(fmt_number(value))}{_e(unit)}</title></rect>"
+            )
+            if stacked:
+                base = y
+        if i % step == 0:
+            parts.append(
+                f'<text x="{left + slot * (i + 0.5):.1f}" y="{top + plot_h + 14}" text-anchor="middle" '
+                f'fill="currentColor" style="{FONT}">{_e(label)}</text>'
+            )
+    parts += _legend(series, colors, left, height - 6)
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def line_chart(
+    *,
+    title: str,
+    labels: Sequence[str],
+    series: Sequence[Series],
+    unit: str = "",
+    width: int = 640,
+    height: int = 240,
+) -> str:
+    """One line per series over the labels; a None value breaks the line (no invented points)."""
+    if not labels or not _has_data(series):
+        return _empty(width, height, title, "line")
+    left, right, top, bottom = 48, 12, 24, 36
+    plot_w, plot_h = width - left - right, height - top - bottom
+    axis_top, ticks = nice_axis(max(v for s in series for v in s.values if v is not None))
+    colors = _colors(series)
+    parts = _open(width, height, title, "line")
+    parts += _y_axis(ticks, axis_top, left, top, plot_w, plot_h, unit)
+    slot = plot_w / len(labels)
+
+    def point(i: int, value: float) -> tuple[float, float]:
+        return left + slot * (i + 0.5), top + plot_h - plot_h * value / axis_top
+
+    for s, color in zip(series, colors, strict=True):
+        runs: list[list[tuple[float, float]]] = [[]]
+        for i, value in enumerate(s.values):
+            if value is None:
+                runs.append([])
+                continue
+            x, y = point(i, value)
+            runs[-1].append((x, y))
+            parts.append(
+                f'<circle class="point" data-series="{_e(s.name)}" data-label="{_e(labels[i])}" '
+                f'data-value="{_e(value)}" cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{color}">'
+                f"<title>{_e(labels[i])} · {_e(s.name)}: {_e(fmt_number(value))}{_e(unit)}</title></circle>"
+            )
+        for run in runs:
+            if len(run) > 1:
+                coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in run)
+                parts.append(
+                    f'<polyline class="line" data-series="{_e(s.name)}" points="{coords}" fill="none" '
+                    f'stroke="{color}" stroke-width="2"/>'
+                )
+    step = _label_step(len(labels), plot_w, 44)
+    for i, label in enumerate(labels):
+        if i % step == 0:
+            parts.append(
+                f'<text x="{left + slot * (i + 0.5):.1f}" y="{top + plot_h + 14}" text-anchor="middle" '
+                f'fill="currentColor" style="{FONT}">{_e(label)}</text>'
+            )
+    parts += _legend(series, colors, left, height - 6)
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def hbar_chart(
+    *,
+    title: str,
+    labels: Sequence[str],
+    series: Sequence[Series],
+    unit: str = "",
+    width: int = 640,
+    row_height: int = 24,
+    label_width: int = 170,
+    max_value: float | None = None,
+) -> str:
+    """Horizontal stacked bars, one row per label (categories, tools, reasons: long Korean labels fit)."""
+    height = 24 + row_height * max(1, len(labels)) + 28
+    if not labels or not _has_data(series):
+        return _empty(width, height, title, "hbar")
+    left, right, top = label_width, 40, 20
+    plot_w = width - left - right
+    totals = [sum(s.values[i] or 0 for s in series) for i in range(len(labels))]
+    axis_top = max_value or nice_axis(max(totals))[0]
+    colors = _colors(series)
+    parts = _open(width, height, title, "hbar")
+    parts.append(f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + row_height * len(labels)}" stroke="#94a3b8"/>')
+    for i, label in enumerate(labels):
+        y = top + row_height * i + 4
+        short = label if len(label) <= 22 else label[:21] + "…"
+        parts.append(
+            f'<text x="{left - 6}" y="{y + row_height / 2 + 1:.1f}" text-anchor="end" fill="currentColor" '
+            f'style="{FONT}"><title>{_e(label)}</title>{_e(short)}</text>'
+        )
+        x = float(left)
+        for s, color in zip(series, colors, strict=True):
+            value = s.values[i] or 0
+            w = plot_w * min(value, axis_top) / axis_top
+            parts.append(
+                f'<rect class="bar" data-series="{_e(s.name)}" data-label="{_e(label)}" data-value="{_e(value)}" '
+                f'x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{row_height - 8}" fill="{color}">'
+                f"<title>{_e(label)} · {_e(s.name)}: {_e(fmt_number(value))}{_e(unit)}</title></rect>"
+            )
+            x += w
+        parts.append(
+            f'<text x="{x + 4:.1f}" y="{y + row_height / 2 + 1:.1f}" fill="currentColor" style="{FONT}">'
+            f"{_e(fmt_number(totals[i]))}{_e(unit)}</text>"
+        )
+    parts += _legend(series, colors, left, height - 8)
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _y_axis(
+    ticks: list[float], axis_top: float, left: int, top: int, plot_w: float, plot_h: float, unit: str
+) -> list[str]:
+    parts = []
+    for tick in ticks:
+        y = top + plot_h - plot_h * tick / axis_top
+        parts.append(
+            f'<line class="grid" x1="{left}" y1="{y:.1f}" x2="{left + plot_w:.1f}" y2="{y:.1f}" '
+            f'stroke="#cbd5e1" stroke-width="{1 if tick == 0 else 0.5}"/>'
+        )
+        parts.append(
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="currentColor" style="{FONT}">'
+            f"{_e(fmt_number(tick))}{_e(unit)}</text>"
+        )
+    return parts
+
+
+# --- the dashboard's charts, from a `metrics_compute` result ---------------------------------------
+
+
+def dashboard_charts(metrics: dict[str, Any]) -> dict[str, str]:
+    """The dashboard's SVG charts keyed by name. Pure: takes the report dict, returns strings."""
+    days = metrics["days"]
+    labels = [day["date"][5:] for day in days]  # MM-DD
+    overall = metrics["overall"]
+
+    def per_day(*path: str) -> list[Any]:
+        values = []
+        for day in days:
+            value: Any = day
+            for key in path:
+                value = value[key]
+            values.append(value)
+        return values
+
+    decisions = overall["decisions"]
+    approvals = overall["approvals"]
+    chat = overall["chat"]
+    reasons = chat["refusal_reasons"][:10]
+    return {
+        "latency": line_chart(
+            title="초안 지연(초): 입력 → 첫 초안 / 신뢰도 완료",
+            labels=labels,
+            series=[
+                Series("첫 초안 중앙값", per_day("drafts", "latency_seconds", "to_draft", "median")),
+                Series("첫 초안 p90", per_day("drafts", "latency_seconds", "to_draft", "p90")),
+                Series("신뢰도 완료 중앙값", per_day("drafts", "latency_seconds", "to_confidence", "median")),
+                Series("신뢰도 완료 p90", per_day("drafts", "latency_seconds", "to_confidence", "p90")),
+            ],
+            unit="초",
+        ),
+        "decisions": column_chart(
+            title="일별 초안 결정: 그대로 / 수정 후 발송 / 반려",
+            labels=labels,
+            series=[
+                Series("그대로 발송", per_day("decisions", "unchanged"), "#059669"),
+                Series("수정 후 발송", per_day("decisions", "edited"), "#2563eb"),
+                Series("반려", per_day("decisions", "rejected"), "#dc2626"),
+            ],
+            unit="건",
+        ),
+        "failures": column_chart(
+            title="일별 생성 실패 · 재시도 · 데드레터",
+            labels=labels,
+            series=[
+                Series("생성 실패", per_day("drafts", "failed"), "#dc2626"),
+                Series("재시도", per_day("drafts", "retries"), "#f59e0b"),
+                Series("데드레터", per_day("dead_letters", "total"), "#7c3aed"),
+            ],
+            unit="건",
+            stacked=False,
+        ),
+        "rejection_by_category": hbar_chart(
+            title="분류별 초안 반려율(%)",
+            labels=[row["label"] for row in decisions["by_category"] if row["decided"]],
+            series=[
+                Series(
+                    "반려율",
+                    [round(row["rejection_rate"] * 100, 1) for row in decisions["by_category"] if row["decided"]],
+                    "#dc2626",
+                )
+            ],
+            unit="%",
+            max_value=100,
+        ),
+        "approvals_by_kind": hbar_chart(
+            title="환불·취소 결정: 승인 / 반려",
+            labels=[row["label"] for row in approvals["by_kind"]],
+            series=[
+                Series("승인", [row["approved"] for row in approvals["by_kind"]], "#059669"),
+                Series("반려", [row["rejected"] for row in approvals["by_kind"]], "#dc2626"),
+            ],
+            unit="건",
+        ),
+        "tool_calls": hbar_chart(
+            title="에이전트 도구 호출: 성공 / 거절",
+            labels=[row["tool"] for row in chat["by_tool"]],
+            series=[
+                Series("성공", [row["ok"] for row in chat["by_tool"]], "#2563eb"),
+                Series("거절", [row["refused"] for row in chat["by_tool"]], "#f59e0b"),
+            ],
+            unit="건",
+        ),
+        "refusal_reasons": hbar_chart(
+            title="거절 사유 상위 10",
+            labels=[f"{row['tool']} · {row['error'] or row['reason']}" for row in reasons],
+            series=[Series("건수", [row["count"] for row in reasons], "#f59e0b")],
+            unit="건",
+            label_width=260,
+        ),
+        "chat_daily": column_chart(
+            title="일별 채팅 응답 · 상담 이관",
+            labels=labels,
+            series=[
+                Series("응답", per_day("chat", "turns"), "#64748b"),
+                Series("상담 이관", per_day("chat", "escalations"), "#dc2626"),
+            ],
+            unit="건",
+            stacked=False,
+        ),
+    }

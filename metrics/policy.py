@@ -1,0 +1,37 @@
+"""Which day a timestamp belongs to and which days a report covers. Pure functions on plain values.
+
+Days are calendar days in Asia/Seoul; a report's `since`/`until` are inclusive.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date, datetime, time, timedelta, tzinfo
+
+
+def day_bounds(since: date | None, until: date | None, tz: tzinfo) -> tuple[datetime | None, datetime | None]:
+    """Aware [start, end) instants for inclusive local days: start of `since`, start of the day after `until`."""
+    if since and until and since > until:
+        raise ValueError(f"since ({since}) is after until ({until})")
+    start = datetime.combine(since, time.min, tzinfo=tz) if since else None
+    end = datetime.combine(until + timedelta(days=1), time.min, tzinfo=tz) if until else None
+    return start, end
+
+
+def local_day(moment: datetime, tz: tzinfo) -> date:
+    return moment.astimezone(tz).date()
+
+
+def report_days(since: date | None, until: date | None, seen: Iterable[date]) -> list[date]:
+    """Every day from the first to the last one reported, gaps included (charts need a continuous axis).
+
+    An open end is closed by the data seen; with no bounds and no data there are no days.
+    """
+    seen = sorted(set(seen))
+    first = since or (seen[0] if seen else until)
+    last = until or (seen[-1] if seen else since)
+    if first is None or last is None:
+        return []
+    if first > last:
+        return []
+    return [first + timedelta(days=offset) for offset in range((last - first).days + 1)]

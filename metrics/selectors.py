@@ -1,0 +1,371 @@
+"""Operations metrics: one read over drafts, decisions, dead letters, approvals and agent chats.
+
+Every figure is reported per Asia/Seoul calendar day and overall, each grouped by the timestamp that
+says when the thing happened:
+
+| section      | day of                          | rows                                                      |
+|--------------|---------------------------------|-----------------------------------------------------------|
+| drafts       | `Draft.input_at`                | every draft (latency, failures, runs/retries)            |
+| decisions    | `Draft.decided_at`              | drafts APPLIED or REJECTED by an operator                 |
+| dead_letters | `DeadLetter.created_at`         | every dead-lettered run                                   |
+| approvals    | `created_at` for `requested`,   | REFUND/CANCEL action records                              |
+|              | `decided_at` for decisions      |                                                           |
+| chat         | `created_at`                    | ToolCall, assistant ChatMessage, AGENT/CHAT_FAILURE Ticket |
+
+`now` is a snapshot that ignores the date filter (the approval queue and open dead letters as they are).
+The number of queries is fixed (13): counts are aggregated in the database; only the timestamp pairs
+needed for percentiles are fetched.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+from django.db.models import Case, Count, F, IntegerField, Min, Q, QuerySet, Sum, When
+from django.db.models.functions import TruncDate
+
+from actions.models import ActionRecord
+from assist.models import DeadLetter, Draft, StageState
+from chat.models import ChatMessage, ToolCall
+from common.clock import SEOUL
+from metrics import stats
+from metrics.policy import day_bounds, local_day, report_days
+from tickets.models import Ticket
+
+STAGES = ("draft", "qa", "confidence", "tags", "diagnosis")
+LATENCIES = (("to_draft", "draft_at"), ("to_qa", "qa_at"), ("to_confidence", "confidence_at"))
+MONEY_KINDS = (ActionRecord.Kind.REFUND, ActionRecord.Kind.CANCEL)
+ESCALATION_SOURCES = (Ticket.Source.AGENT, Ticket.Source.CHAT_FAILURE)
+DECIDED = (Draft.Status.APPLIED, Draft.Status.REJECTED)
+FAILED_DRAFT = Q(status=Draft.Status.FAILED) | Q(
+    *(Q(**{f"{stage}_state": StageState.FAILED}) for stage in STAGES), _connector=Q.OR
+)
+
+
+@dataclass
+class _Tally:
+    """Raw counts for one day (or the whole range) before rates and percentiles are taken."""
+
+    drafts: int = 0
+    failed: int = 0
+    failed_stage: Counter = field(default_factory=Counter)
+    runs: int = 0
+    retries: int = 0
+    latency: dict[str, list[float]] = field(default_factory=lambda: {name: [] for name, _ in LATENCIES})
+    # per ticket category: applied, rejected, unchanged, edited, edit_ratio_sum
+    decisions: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    dead_letters: int = 0
+    dead_letters_unresolved: int = 0
+    requested: Counter = field(default_factory=Counter)  # kind -> count
+    approved: Counter = field(default_factory=Counter)
+    rejected: Counter = field(default_factory=Counter)
+    decision_seconds: list[float] = field(default_factory=list)
+    outcomes: Counter = field(default_factory=Counter)
+    turns: int = 0
+    tool_calls: Counter = field(default_factory=Counter)
+    tool_ok: Counter = field(default_factory=Counter)
+    refusals: Counter = field(default_factory=Counter)  # (tool, error, reason) -> count
+    escalations: Counter = field(default_factory=Counter)  # source -> count
+
+
+class _Tallies:
+    """One tally per day plus the overall one; every add goes to both."""
+
+    def __init__(self) -> None:
+        self.overall = _Tally()
+        self.days: dict[date, _Tally] = defaultdict(_Tally)
+
+    def both(self, day: date) -> tuple[_Tally, _Tally]:
+        return self.days[day], self.overall
+
+
+def metrics_compute(*, since: date | None, until: date | None) -> dict[str, Any]:
+    """The operations report for the inclusive Asia/Seoul days `since`..`until` (None = open end).
+
+    JSON-serialisable, with stable English keys; Korean labels sit next to category/kind/outcome codes.
+    """
+    start, end = day_bounds(since, until, SEOUL)
+    tallies = _Tallies()
+    _drafts(tallies, start, end)
+    _decisions(tallies, start, end)
+    _dead_letters(tallies, start, end)
+    _approvals(tallies, start, end)
+    _chat(tallies, start, end)
+    days = report_days(since, until, tallies.days)
+    return {
+        "range": {
+            "since": since.isoformat() if since else None,
+            "until": until.isoformat() if until else None,
+            "timezone": "Asia/Seoul",
+            "percentile_method": "nearest-rank",
+        },
+        "now": _now(),
+        "overall": _section(tallies.overall),
+        "days": [{"date": day.isoformat(), **_section(tallies.days.get(day) or _Tally())} for day in days],
+    }
+
+
+# --- queries -------------------------------------------------------------------------------------
+
+
+def _in_range(queryset: QuerySet, field_name: str, start: datetime | None, end: datetime | None) -> QuerySet:
+    if start is not None:
+        queryset = queryset.filter(**{f"{field_name}__gte": start})
+    if end is not None:
+        queryset = queryset.filter(**{f"{field_name}__lt": end})
+    return queryset
+
+
+def _by_day(queryset: QuerySet, field_name: str, start: datetime | None, end: datetime | None, *keys: str):
+    """GROUP BY the Seoul day of `field_name` (and `keys`); the caller adds the aggregates."""
+    return (
+        _in_range(queryset, field_name, start, end)
+        .annotate(day=TruncDate(field_name, tzinfo=SEOUL))
+        .values("day", *keys)
+        .order_by()
+    )
+
+
+def _drafts(tallies: _Tallies, start: datetime | None, end: datetime | None) -> None:
+    failed_stage = {
+        f"failed_{stage}": Count("id", filter=Q(**{f"{stage}_state": StageState.FAILED})) for stage in STAGES
+    }
+    rows = _by_day(Draft.objects.all(), "input_at", start, end).annotate(
+        drafts=Count("id"),
+        failed=Count("id", filter=FAILED_DRAFT),
+        runs=Sum("attempts"),
+        retries=Sum(Case(When(attempts__gt=0, then=F("attempts") - 1), default=0, output_field=IntegerField())),
+        **failed_stage,
+    )
+    for row in rows:
+        for tally in tallies.both(row["day"]):
+            tally.drafts += row["drafts"]
+            tally.failed += row["failed"]
+            tally.runs += row["runs"] or 0
+            tally.retries += row["retries"] or 0
+            for stage in STAGES:
+                tally.failed_stage[stage] += row[f"failed_{stage}"]
+    # Percentiles need the values themselves: fetch only the four timestamps.
+    timings = _in_range(Draft.objects.all(), "input_at", start, end).values_list(
+        "input_at", *(column for _, column in LATENCIES)
+    )
+    for input_at, *done_at in timings.order_by():
+        for tally in tallies.both(local_day(input_at, SEOUL)):
+            for (name, _), finished in zip(LATENCIES, done_at, strict=True):
+                seconds = stats.seconds_between(input_at, finished)
+                if seconds is not None:
+                    tally.latency[name].append(seconds)
+
+
+def _decisions(tallies: _Tallies, start: datetime | None, end: datetime | None) -> None:
+    applied = Q(status=Draft.Status.APPLIED)
+    # Aggregate aliases must not shadow model fields (`applied` is one), hence the n_ prefix.
+    rows = _by_day(Draft.objects.filter(status__in=DECIDED), "decided_at", start, end, "ticket__category").annotate(
+        n_applied=Count("id", filter=applied),
+        n_rejected=Count("id", filter=Q(status=Draft.Status.REJECTED)),
+        n_unchanged=Count("id", filter=applied & Q(applied=Draft.Applied.UNCHANGED)),
+        n_edited=Count("id", filter=applied & Q(applied=Draft.Applied.EDITED)),
+        edit_ratio_sum=Sum("edit_ratio", filter=applied),
+    )
+    for row in rows:
+        if row["day"] is None:  # decided but never stamped: no day to put it on
+            continue
+        for tally in tallies.both(row["day"]):
+            counts = tally.decisions[row["ticket__category"]]
+            for key in ("applied", "rejected", "unchanged", "edited"):
+                counts[key] += row[f"n_{key}"]
+            counts["edit_ratio_sum"] += row["edit_ratio_sum"] or 0.0
+
+
+def _dead_letters(tallies: _Tallies, start: datetime | None, end: datetime | None) -> None:
+    rows = _by_day(DeadLetter.objects.all(), "created_at", start, end).annotate(
+        total=Count("id"), unresolved=Count("id", filter=Q(resolved_at__isnull=True))
+    )
+    for row in rows:
+        for tally in tallies.both(row["day"]):
+            tally.dead_letters += row["total"]
+            tally.dead_letters_unresolved += row["unresolved"]
+
+
+def _approvals(tallies: _Tallies, start: datetime | None, end: datetime | None) -> None:
+    money = ActionRecord.objects.filter(kind__in=MONEY_KINDS)
+    for row in _by_day(money, "created_at", start, end, "kind").annotate(n=Count("id")):
+        for tally in tallies.both(row["day"]):
+            tally.requested[row["kind"]] += row["n"]
+    decided = money.filter(
+        status__in=(ActionRecord.Status.APPROVED, ActionRecord.Status.REJECTED), decided_at__isnull=False
+    )
+    rows = _by_day(decided, "decided_at", start, end, "kind").annotate(
+        approved=Count("id", filter=Q(status=ActionRecord.Status.APPROVED)),
+        rejected=Count("id", filter=Q(status=ActionRecord.Status.REJECTED)),
+    )
+    for row in rows:
+        for tally in tallies.both(row["day"]):
+            tally.approved[row["kind"]] += row["approved"]
+            tally.rejected[row["kind"]] += row["rejected"]
+    for created_at, decided_at in (
+        _in_range(decided, "decided_at", start, end).values_list("created_at", "decided_at").order_by()
+    ):
+        for tally in tallies.both(local_day(decided_at, SEOUL)):
+            tally.decision_seconds.append(stats.seconds_between(created_at, decided_at))
+
+
+def _chat(tallies: _Tallies, start: datetime | None, end: datetime | None) -> None:
+    calls = _by_day(ToolCall.objects.all(), "created_at", start, end, "tool").annotate(
+        calls=Count("id"), ok=Count("id", filter=Q(ok=True))
+    )
+    for row in calls:
+        for tally in tallies.both(row["day"]):
+            tally.tool_calls[row["tool"]] += row["calls"]
+            tally.tool_ok[row["tool"]] += row["ok"]
+    refused = _by_day(ToolCall.objects.filter(ok=False), "created_at", start, end, "tool", "error", "reason")
+    for row in refused.annotate(n=Count("id")):
+        for tally in tallies.both(row["day"]):
+            tally.refusals[(row["tool"], row["error"], row["reason"])] += row["n"]
+    replies = ChatMessage.objects.filter(role=ChatMessage.Role.ASSISTANT)
+    for row in _by_day(replies, "created_at", start, end, "outcome").annotate(n=Count("id")):
+        for tally in tallies.both(row["day"]):
+            tally.turns += row["n"]
+            tally.outcomes[row["outcome"]] += row["n"]
+    escalated = Ticket.objects.filter(source__in=ESCALATION_SOURCES)
+    for row in _by_day(escalated, "created_at", start, end, "source").annotate(n=Count("id")):
+        for tally in tallies.both(row["day"]):
+            tally.escalations[row["source"]] += row["n"]
+
+
+def _now() -> dict[str, Any]:
+    pending = ActionRecord.objects.filter(kind__in=MONEY_KINDS, status=ActionRecord.Status.PENDING)
+    queue = pending.aggregate(
+        total=Count("id"),
+        oldest=Min("created_at"),
+        **{kind.lower(): Count("id", filter=Q(kind=kind)) for kind in MONEY_KINDS},
+    )
+    return {
+        "pending_approvals": queue["total"],
+        "pending_by_kind": [
+            {"kind": kind.value, "label": kind.label, "count": queue[kind.lower()]} for kind in MONEY_KINDS
+        ],
+        "oldest_pending_since": queue["oldest"].astimezone(SEOUL).isoformat() if queue["oldest"] else None,
+        "unresolved_dead_letters": DeadLetter.objects.filter(resolved_at__isnull=True).count(),
+    }
+
+
+# --- one section (a day or the whole range) ------------------------------------------------------
+
+
+def _section(t: _Tally) -> dict[str, Any]:
+    return {
+        "drafts": {
+            "created": t.drafts,
+            "latency_seconds": {name: stats.duration_summary(t.latency[name]) for name, _ in LATENCIES},
+            "failed": t.failed,
+            "failed_by_stage": {stage: t.failed_stage[stage] for stage in STAGES},
+            "runs": t.runs,
+            "retries": t.retries,
+        },
+        "decisions": _decisions_section(t.decisions),
+        "dead_letters": {"total": t.dead_letters, "unresolved": t.dead_letters_unresolved},
+        "approvals": _approvals_section(t),
+        "chat": _chat_section(t),
+    }
+
+
+def _decisions_section(by_category: dict[str, Counter]) -> dict[str, Any]:
+    total: Counter = Counter()
+    for counts in by_category.values():
+        total.update(counts)
+    applied, rejected = total["applied"], total["rejected"]
+    categories = []
+    for category in Ticket.Category:
+        counts = by_category.get(category.value, Counter())
+        decided = counts["applied"] + counts["rejected"]
+        categories.append(
+            {
+                "category": category.value,
+                "label": category.label,
+                "decided": decided,
+                "applied": counts["applied"],
+                "rejected": counts["rejected"],
+                "rejection_rate": stats.rate(counts["rejected"], decided),
+            }
+        )
+    return {
+        "decided": applied + rejected,
+        "applied": applied,
+        "rejected": rejected,
+        "adoption_rate": stats.rate(applied, applied + rejected),
+        "unchanged": total["unchanged"],
+        "edited": total["edited"],
+        "unchanged_share": stats.rate(total["unchanged"], applied),
+        "edited_share": stats.rate(total["edited"], applied),
+        "avg_edit_ratio": stats.mean(total["edit_ratio_sum"], applied),
+        "by_category": categories,
+    }
+
+
+def _approvals_section(t: _Tally) -> dict[str, Any]:
+    approved, rejected = sum(t.approved.values()), sum(t.rejected.values())
+    return {
+        "requested": sum(t.requested.values()),
+        "decided": approved + rejected,
+        "approved": approved,
+        "rejected": rejected,
+        "approval_rate": stats.rate(approved, approved + rejected),
+        "decision_seconds": stats.duration_summary(t.decision_seconds),
+        "by_kind": [
+            {
+                "kind": kind.value,
+                "label": kind.label,
+                "requested": t.requested[kind.value],
+                "approved": t.approved[kind.value],
+                "rejected": t.rejected[kind.value],
+            }
+            for kind in MONEY_KINDS
+        ],
+    }
+
+
+def _chat_section(t: _Tally) -> dict[str, Any]:
+    calls = sum(t.tool_calls.values())
+    refused = calls - sum(t.tool_ok.values())
+    escalations = sum(t.escalations.values())
+    outcomes = [
+        {"outcome": outcome.value, "label": outcome.label, "count": t.outcomes[outcome.value]}
+        for outcome in ChatMessage.Outcome
+    ]
+    # Replies stored without an outcome (or with a code added later) are counted, not hidden.
+    known = {outcome.value for outcome in ChatMessage.Outcome}
+    outcomes += [
+        {"outcome": code, "label": code or "기록 없음", "count": n}
+        for code, n in sorted(t.outcomes.items())
+        if code not in known and n
+    ]
+    return {
+        "turns": t.turns,
+        "outcomes": outcomes,
+        "tool_calls": calls,
+        "refused": refused,
+        "refusal_rate": stats.rate(refused, calls),
+        "by_tool": [
+            {
+                "tool": tool,
+                "calls": t.tool_calls[tool],
+                "ok": t.tool_ok[tool],
+                "refused": t.tool_calls[tool] - t.tool_ok[tool],
+            }
+            for tool in sorted(t.tool_calls)
+        ],
+        "refusal_reasons": [
+            {"tool": tool, "error": error, "reason": reason, "count": n}
+            for (tool, error, reason), n in sorted(t.refusals.items(), key=lambda item: (-item[1], item[0]))
+        ],
+        "escalations": escalations,
+        "escalation_rate": stats.rate(escalations, t.turns),
+        "escalations_by_source": [
+            {"source": source.value, "label": source.label, "count": t.escalations[source.value]}
+            for source in ESCALATION_SOURCES
+        ],
+    }

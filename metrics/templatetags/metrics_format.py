@@ -1,0 +1,7 @@
+from django import template
+
+from metrics import formatting
+
+register = template.Library()
+register.filter("duration", formatting.duration)
+register.filter("percent", formatting.percent)
