@@ -9,6 +9,7 @@ from django.utils.translation import ngettext
 from actions.models import ActionEvent, ActionRecord
 from actions.policy import days_since
 from actions.services import DECIDE_PERMISSION, action_decide
+from common.admin import ReadOnlyAdmin
 from common.clock import today
 from common.errors import DomainError
 
@@ -35,7 +36,7 @@ def _age(delta_seconds: float) -> str:
 
 
 @admin.register(ActionRecord)
-class ActionRecordAdmin(admin.ModelAdmin):
+class ActionRecordAdmin(ReadOnlyAdmin):
     """The approval queue. Opens on 승인대기; decisions go through `action_decide`, one row at a time."""
 
     list_display = (
@@ -82,14 +83,6 @@ class ActionRecordAdmin(admin.ModelAdmin):
         return super().changelist_view(request, extra_context)
 
     # --- read-only records --------------------------------------------------------------------
-    def has_add_permission(self, request):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
     def has_decide_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm(DECIDE_PERMISSION)
@@ -149,16 +142,7 @@ class ActionRecordAdmin(admin.ModelAdmin):
 
 
 @admin.register(ActionEvent)
-class ActionEventAdmin(admin.ModelAdmin):
+class ActionEventAdmin(ReadOnlyAdmin):
     list_display = ("record", "created_at", "actor_type", "actor_label", "from_status", "to_status")
     list_select_related = ("record",)
     list_filter = ("actor_type", "to_status")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

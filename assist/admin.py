@@ -11,6 +11,7 @@ from django.urls import path, reverse
 from assist.models import DeadLetter, Draft, StageState
 from assist.selectors import citations_resolve, draft_current, ticket_drafts
 from assist.services import REVIEW_PERMISSION, draft_apply, draft_reject, drafts_regenerate
+from common.admin import ReadOnlyAdmin
 from common.errors import DomainError
 from tickets.admin import TicketAdmin
 from tickets.models import Tag, Ticket
@@ -192,7 +193,7 @@ admin.site.register(Ticket, TicketReviewAdmin)
 
 
 @admin.register(Draft)
-class DraftAdmin(admin.ModelAdmin):
+class DraftAdmin(ReadOnlyAdmin):
     """All drafts, read-only. Decisions are made on the ticket page, where the conversation is."""
 
     list_display = (
@@ -214,15 +215,6 @@ class DraftAdmin(admin.ModelAdmin):
     search_fields = ("=ticket__id",)
     show_full_result_count = False
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
     @admin.display(description="티켓", ordering="ticket_id")
     def ticket_link(self, obj: Draft) -> str:
         from django.utils.html import format_html
@@ -236,13 +228,7 @@ class DraftAdmin(admin.ModelAdmin):
 
 
 @admin.register(DeadLetter)
-class DeadLetterAdmin(admin.ModelAdmin):
+class DeadLetterAdmin(ReadOnlyAdmin):
     list_display = ("id", "ticket", "source_message_id", "error", "retries", "created_at", "resolved_at")
     list_filter = ("error", ("resolved_at", admin.EmptyFieldListFilter))
     list_select_related = ("ticket",)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False

@@ -3,12 +3,13 @@ import json
 from django.contrib import admin
 from django.utils.html import format_html
 
+from common.admin import ReadOnlyAdmin
 from diagnostics.models import ServiceEvent
 from diagnostics.redaction import redact, redact_obj
 
 
 @admin.register(ServiceEvent)
-class ServiceEventAdmin(admin.ModelAdmin):
+class ServiceEventAdmin(ReadOnlyAdmin):
     """Read-only. The raw message and attributes are never shown: only their redacted form."""
 
     list_display = (
@@ -45,15 +46,6 @@ class ServiceEventAdmin(admin.ModelAdmin):
         "attributes_redacted",
     )
     readonly_fields = fields
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     @admin.display(description="이벤트 ID", ordering="id")
     def event_label(self, obj):

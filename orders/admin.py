@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from common.admin import ReadOnlyAdmin
 from orders.models import Customer, Order, Product, ProductOption
 
 
@@ -40,7 +41,7 @@ class ProductOptionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Order)
-class OrderAdmin(admin.ModelAdmin):
+class OrderAdmin(ReadOnlyAdmin):
     """Orders change only through services (tools, decisions); here they are browsed."""
 
     list_display = ("order_id", "customer", "product", "option", "quantity", "amount", "status", "delivered_at")
@@ -49,12 +50,3 @@ class OrderAdmin(admin.ModelAdmin):
     list_select_related = ("customer", "product", "option")
     show_full_result_count = False
     date_hierarchy = "ordered_at"
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
