@@ -4,8 +4,8 @@ from django.contrib import admin
 from django.utils.html import format_html
 
 from common.admin import ReadOnlyAdmin
+from common.redaction import redact, redact_obj
 from diagnostics.models import ServiceEvent
-from diagnostics.redaction import redact, redact_obj
 
 
 @admin.register(ServiceEvent)

@@ -8,7 +8,7 @@ class ServiceEvent(models.Model):
     """One request log line, trace span or app usage event, as the observability stack recorded it.
 
     `message` and `attributes` are stored raw and may hold secrets or personal data:
-    everything that reads them for people or models goes through `diagnostics.redaction`.
+    everything that reads them for people or models goes through `common.redaction`.
     """
 
     class Kind(models.TextChoices):

@@ -18,7 +18,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from common.numbering import format_number, parse_number
-from diagnostics.redaction import find_sensitive, redact
+from common.redaction import find_sensitive, redact
 from diagnostics.schemas import DiagnosisOutput, ObservedFact
 
 REQUEST_LOG = "REQUEST_LOG"

@@ -6,7 +6,7 @@ import json
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from diagnostics.redaction import redact
+from common.redaction import redact
 from diagnostics.schemas import diagnosis_json_schema
 from llm.fence import fence_customer_text as _fence
 

@@ -15,8 +15,8 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.utils import timezone
 
+from common.redaction import redact, redact_obj
 from diagnostics.models import ServiceEvent
-from diagnostics.redaction import redact, redact_obj
 
 TOOL_NAME = "get_error_diagnostic_context"
 

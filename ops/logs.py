@@ -21,6 +21,8 @@ from typing import Any
 
 import structlog
 
+from common.redaction import redact_personal
+
 __all__ = [
     "REDACTED",
     "kv_formatter",
@@ -58,36 +60,10 @@ SENSITIVE_KEYS = frozenset(
     }
 )
 
-_ADDRESS_TAIL = r"(?:,?\s*[0-9가-힣-]+(?:동|호|층|번지))*"
-_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    # Credentials first, so the numbers inside them are not half-masked as phone numbers.
-    (re.compile(r"\b(Token|Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE), r"\1 " + REDACTED),
-    (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), "sk-" + REDACTED),
-    # DRF token keys and similar 40-hex secrets.
-    (re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{40}(?![0-9A-Za-z])"), REDACTED),
-    (re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"), "[email]"),
-    # Korean mobile (010-1234-5678, 01012345678, +82 10-...) and landline numbers (02-123-4567).
-    (
-        re.compile(
-            r"(?<![0-9A-Za-z])(?:\+82[-. ]?1[016789]|01[016789]|0(?:2|[3-6][1-5]))[-. ]?\d{3,4}[-. ]?\d{4}(?![0-9])"
-        ),
-        "[phone]",
-    ),
-    # Road-name addresses: 서울특별시 송파구 올림픽로 300, 101동 1502호 / 경기도 성남시 분당구 판교역로 235.
-    (
-        re.compile(
-            r"[가-힣]+(?:특별시|광역시|특별자치시|특별자치도|도)\s+[가-힣]+(?:시|군|구)(?:\s+[가-힣]+구)?"
-            r"\s+[가-힣0-9]+(?:로|길)\s*\d[\d-]*" + _ADDRESS_TAIL
-        ),
-        "[address]",
-    ),
-]
-
-
 def redact_text(text: str) -> str:
-    for pattern, replacement in _PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
+    """Credentials and personal data, with the same patterns the diagnosis uses (`common.redaction`);
+    tracebacks and hosts stay: they are what an engineer reads a log for."""
+    return redact_personal(text)
 
 
 def redact(_logger: Any, _method: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:

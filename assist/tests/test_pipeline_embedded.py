@@ -46,7 +46,7 @@ def test_new_inquiry_gets_a_full_draft_after_commit(c005, offline_model):
     # The diagnosis is for operators: it never reaches the customer's draft text.
     assert "FAILURE_POINT" not in draft.answer
     # Seeded payment-failure events for C005 around the inquiry time are redacted before and after the model.
-    from diagnostics.redaction import find_sensitive
+    from common.redaction import find_sensitive
 
     assert find_sensitive(str(draft.diagnosis)) == []
     assert draft.recommended_tags and set(draft.recommended_tags) <= {

@@ -3,9 +3,9 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from common.redaction import find_sensitive
 from diagnostics.models import ServiceEvent
 from diagnostics.policy import FAILURE_POINT_IDENTIFIED, INSUFFICIENT, PARTIAL_EVIDENCE, enforce
-from diagnostics.redaction import find_sensitive
 from diagnostics.schemas import DiagnosisOutput
 from diagnostics.selectors import (
     DIAGNOSTIC_TOOL_SPEC,

@@ -111,17 +111,17 @@ def test_scripted_session_logs_events_but_no_personal_data(shop_knowledge, offli
 @pytest.mark.parametrize(
     "text, expected",
     [
-        ("call 010-5523-1003 now", "call [phone] now"),
-        ("call 01055231003 now", "call [phone] now"),
-        ("call +82 10-5523-1003", "call [phone]"),
-        ("office 02-123-4567", "office [phone]"),
-        ("mail jihoon.park@example.com", "mail [email]"),
-        ("Authorization: Token 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b", "Authorization: Token [redacted]"),
-        ("key 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b", "key [redacted]"),
-        ("Bearer eyJhbGciOiJIUzI1NiJ9.payload.sig", "Bearer [redacted]"),
-        ("api_key=sk-proj-abcdefghijklmnop", "api_key=sk-[redacted]"),
-        ("to 서울특별시 송파구 올림픽로 300, 101동 1502호.", "to [address]."),
-        ("to 경기도 고양시 일산동구 중앙로 1275, 1707호", "to [address]"),
+        ("call 010-5523-1003 now", "call [전화번호] now"),
+        ("call 01055231003 now", "call [전화번호] now"),
+        ("call +82 10-5523-1003", "call [전화번호]"),
+        ("office 02-123-4567", "office [전화번호]"),
+        ("mail jihoon.park@example.com", "mail [이메일]"),
+        ("Authorization: Token 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b", "Authorization: Token [토큰]"),
+        ("key 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b", "key [토큰]"),
+        ("Bearer eyJhbGciOiJIUzI1NiJ9.payload.sig", "Bearer [토큰]"),
+        ("api_key=sk-proj-abcdefghijklmnop", "api_key=[토큰]"),
+        ("to 서울특별시 송파구 올림픽로 300, 101동 1502호.", "to [주소]."),
+        ("to 경기도 고양시 일산동구 중앙로 1275, 1707호", "to [주소]"),
         # Ids and dates stay readable.
         (
             "order_id=HR20260721001 ticket_id=T00001 on 2026-07-27",
@@ -145,7 +145,7 @@ def test_formatter_renders_event_messages_as_key_values_and_redacts_what_slips_t
     line = formatter.format(record)
     assert " level=info logger=tickets.services event=ticket.created ticket_id=T00001 source=API" in line
     leaky = logging.LogRecord("x", logging.WARNING, __file__, 1, "phone=%s mail %s", ("010-5523-1003", "a@b.co"), None)
-    assert formatter.format(leaky).endswith('event="phone=[phone] mail [email]"')
+    assert formatter.format(leaky).endswith('event="phone=[전화번호] mail [이메일]"')
     try:
         raise ValueError("customer 010-5523-1003")
     except ValueError:

@@ -1,6 +1,6 @@
 import pytest
 
-from diagnostics.redaction import (
+from common.redaction import (
     CARD,
     EMAIL,
     INTERNAL_URL,

@@ -1,8 +1,13 @@
 """Remove credentials, personal data, internal addresses and raw stack traces from text. Pure.
 
-Order matters: stack traces go first (their frames carry paths and hosts), then URLs (so an internal URL
-is replaced whole before its query string is read as `token=...`), then credentials, card numbers, phone
-numbers and e-mail addresses. Markers never match any pattern, so `redact` is idempotent.
+Two uses, one set of patterns:
+- `redact` (text that leaves for a model or a customer-facing screen, e.g. service events in a diagnosis):
+  everything below. Order matters: stack traces go first (their frames carry paths and hosts), then URLs (so
+  an internal URL is replaced whole before its query string is read as `token=...`), then credentials, card
+  numbers, phone numbers, e-mail and street addresses.
+- `redact_personal` (our own logs, where tracebacks and hosts are what an engineer needs): credentials and
+  personal data only.
+Markers never match any pattern, so both are idempotent.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ EMAIL = "[이메일]"
 INTERNAL_URL = "[내부URL]"
 IP_ADDRESS = "[IP주소]"
 STACK = "[스택트레이스 생략]"
+ADDRESS = "[주소]"
 
 # --- stack traces -------------------------------------------------------------------------------------------
 
@@ -71,6 +77,8 @@ _KEY_VALUE = re.compile(
     r"(?P<val>(?!\[|(?:Bearer|Basic|Token)\s)[^\s\"'&;,)}\]]+)",
     re.IGNORECASE,
 )
+# DRF token keys and similar 40-hex secrets, standing alone.
+_HEX40 = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{40}(?![0-9A-Za-z])")
 _URL_USERINFO = re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+@")
 
 # --- personal data ------------------------------------------------------------------------------------------
@@ -85,6 +93,11 @@ _PHONE = re.compile(
     r")(?![A-Za-z0-9-])"
 )
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+# Road-name addresses: 서울특별시 송파구 올림픽로 300, 101동 1502호 / 경기도 성남시 분당구 판교역로 235.
+_ADDRESS = re.compile(
+    r"[가-힣]+(?:특별시|광역시|특별자치시|특별자치도|도)\s+[가-힣]+(?:시|군|구)(?:\s+[가-힣]+구)?"
+    r"\s+[가-힣0-9]+(?:로|길)\s*\d[\d-]*(?:,?\s*[0-9가-힣-]+(?:동|호|층|번지))*"
+)
 
 # Dict keys whose whole value is sensitive, whatever it looks like (redact_obj).
 _SENSITIVE_KEY = re.compile(
@@ -139,7 +152,20 @@ def _replace_key_value(match: re.Match[str]) -> str:
     return f"{key}{match.group('q1')}{match.group('sep')}{match.group('q2')}{marker}"
 
 
-_STEPS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+_Step = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
+_PERSONAL_STEPS: tuple[_Step, ...] = (
+    (_URL_USERINFO, TOKEN + "@"),
+    (_BEARER, lambda m: f"{m.group(1)} {TOKEN}"),
+    (_JWT, TOKEN),
+    (_API_KEY, TOKEN),
+    (_HEX40, TOKEN),
+    (_KEY_VALUE, _replace_key_value),
+    (_EMAIL, EMAIL),
+    (_CARD, CARD),
+    (_PHONE, PHONE),
+    (_ADDRESS, ADDRESS),
+)
+_STEPS: tuple[_Step, ...] = (
     (_PY_TRACEBACK, STACK),
     (_JAVA_THREAD, STACK),
     (_PY_FRAME, STACK),
@@ -150,22 +176,32 @@ _STEPS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...]
     (_INTERNAL_HOST, INTERNAL_URL),
     (_PRIVATE_IP, INTERNAL_URL),
     (_IPV4, IP_ADDRESS),
-    (_BEARER, lambda m: f"{m.group(1)} {TOKEN}"),
-    (_JWT, TOKEN),
-    (_API_KEY, TOKEN),
-    (_KEY_VALUE, _replace_key_value),
-    (_EMAIL, EMAIL),
-    (_CARD, CARD),
-    (_PHONE, PHONE),
+    *_PERSONAL_STEPS[1:],  # URL credentials are handled by _replace_url above
 )
 
 
-def redact(text: str) -> str:
+def _apply(steps: tuple[_Step, ...], text: str) -> str:
     if not text:
         return text
-    for pattern, replacement in _STEPS:
+    for pattern, replacement in steps:
         text = pattern.sub(replacement, text)
     return text
+
+
+def redact(text: str) -> str:
+    """Everything: stack traces, internal URLs and IPs, credentials, personal data."""
+    return _apply(_STEPS, text)
+
+
+def mask_contact(text: str) -> str:
+    """E-mail, card and phone numbers only: for customer words sent to the chat agent, which must still see
+    order ids and the new shipping address a customer asks for."""
+    return _apply(((_EMAIL, EMAIL), (_CARD, CARD), (_PHONE, PHONE)), text)
+
+
+def redact_personal(text: str) -> str:
+    """Credentials and personal data only (tokens, keys, passwords, e-mail, card, phone, street address)."""
+    return _apply(_PERSONAL_STEPS, text)
 
 
 def redact_obj(obj: Any) -> Any:
@@ -211,11 +247,12 @@ _DETECTORS: tuple[tuple[str, Callable[[str], bool]], ...] = (
     ("ip_address", lambda t: bool(_IPV4.search(t))),
     ("bearer_token", lambda t: bool(_BEARER.search(t))),
     ("jwt", lambda t: bool(_JWT.search(t))),
-    ("api_key", lambda t: bool(_API_KEY.search(t))),
+    ("api_key", lambda t: bool(_API_KEY.search(t) or _HEX40.search(t))),
     ("secret_param", lambda t: bool(_KEY_VALUE.search(t))),
     ("email", lambda t: bool(_EMAIL.search(t))),
     ("card_number", lambda t: bool(_CARD.search(t))),
     ("phone", lambda t: bool(_PHONE.search(t))),
+    ("address", lambda t: bool(_ADDRESS.search(t))),
 )
 
 
