@@ -4,7 +4,6 @@ import logging
 import time
 
 from celery import shared_task
-from celery.exceptions import MaxRetriesExceededError
 
 from assist.pipeline import LeaseBusy, draft_generate
 
@@ -33,15 +32,14 @@ def generate_draft_task(self, ticket_id: int, message_id: int, retry_failed: boo
         outcome = draft_generate(ticket_id=ticket_id, message_id=message_id, retry_failed=retry_failed)
     except LeaseBusy as exc:
         # Another worker holds the ticket; its lease expires on its own if it crashed.
-        if self.request.is_eager:
-            time.sleep(2)  # in-process retries run inline: the countdown would be ignored
-        try:
-            raise self.retry(exc=exc, countdown=2)
-        except MaxRetriesExceededError:
+        if self.max_retries is not None and self.request.retries >= self.max_retries:
             dead_letter_record(
                 ticket_id=ticket_id, message_id=message_id, error="lease_busy", retries=self.request.retries
             )
             raise
+        if self.request.is_eager:
+            time.sleep(2)  # in-process retries run inline: the countdown would be ignored
+        raise self.retry(exc=exc, countdown=2) from exc
     except Exception as exc:
         dead_letter_record(
             ticket_id=ticket_id, message_id=message_id, error=type(exc).__name__, retries=self.request.retries
