@@ -34,5 +34,10 @@ test: install
 worker: install
 	$(VENV)/bin/celery -A cs_project worker -l info
 
+## How close the system runs to the model's limit: PostgreSQL db cs_bench, Redis db 14, a scripted model
+## (L = 300 ms). Writes bench/results/latest.json and the tables in docs/BENCHMARKS.md; prints missed targets.
+bench: install
+	$(PY) -m bench
+
 clean:
 	rm -rf $(VENV) var/*.sqlite3* staticfiles test-artifacts

@@ -8,6 +8,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -84,16 +85,27 @@ class Tool:
     handler: Callable[[Any], dict]
 
     def spec(self) -> dict:
-        schema = self.args_model.model_json_schema()
-        schema.pop("title", None)
-        for prop in schema.get("properties", {}).values():
-            prop.pop("title", None)
-            prop.pop("default", None)
-        schema.setdefault("properties", {})
         return {
             "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": schema},
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": _parameters(self.args_model),
+            },
         }
+
+
+@cache
+def _parameters(args_model: type[_Args]) -> dict:
+    """The JSON schema of a tool's arguments, built once per process (pydantic rebuilds it on every call).
+    Shared between turns: read it, never mutate it."""
+    schema = args_model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+        prop.pop("default", None)
+    schema.setdefault("properties", {})
+    return schema
 
 
 def _order_brief(order: Order, on: Any) -> dict:

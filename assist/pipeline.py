@@ -8,7 +8,7 @@ under a row lock it re-checks that the source input is still the ticket's latest
 from __future__ import annotations
 
 import logging
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -107,8 +107,8 @@ def _faq() -> list[dict]:
     return [{"question": f.question, "answer": f.answer} for f in faq_list_active(limit=200)]
 
 
-def _stage_draft(run: Run, snapshot: list[dict], context_future: Future) -> Draft | None:
-    context, report = context_future.result()
+def _stage_draft(run: Run, snapshot: list[dict], prefetched: tuple[dict, dict]) -> Draft | None:
+    context, report = prefetched
     try:
         out, result = llm.structured(
             purpose="draft",
@@ -316,9 +316,9 @@ def _execute(run: Run, draft: Draft, snapshot: list[dict], *, sequential: bool) 
     sources = context_sources(run.customer_id, run.ticket_id)
     with ThreadPoolExecutor(max_workers=6, thread_name_prefix="assist") as pool:
         if sequential:  # the seed's "before": every stage waits for the one before it (benchmark contrast)
-            done = Future()
-            done.set_result(context_prefetch(sources))
-            draft_now = _stage_draft(run, snapshot, done) if draft.draft_state != StageState.DONE else draft
+            draft_now = draft
+            if draft.draft_state != StageState.DONE:
+                draft_now = _stage_draft(run, snapshot, context_prefetch(sources))
             hits = _retrieve(query)
             diagnosis = _stage_diagnosis(run, snapshot)
             _stage_tags(run, snapshot)
@@ -326,7 +326,6 @@ def _execute(run: Run, draft: Draft, snapshot: list[dict], *, sequential: bool) 
                 draft_now = _stage_qa(run, snapshot, draft_now, hits)
                 _stage_confidence(run, snapshot, draft_now, hits, diagnosis)
             return
-        context_f = pool.submit(_in_thread, context_prefetch, sources)
         hits_f = pool.submit(_in_thread, _retrieve, query)
         diagnosis_f = (
             pool.submit(_in_thread, _stage_diagnosis, run, snapshot)
@@ -340,7 +339,8 @@ def _execute(run: Run, draft: Draft, snapshot: list[dict], *, sequential: bool) 
         )
         current: Draft | None = draft
         if draft.draft_state != StageState.DONE:
-            current = _stage_draft(run, snapshot, context_f)
+            # The context prefetch has its own thread and budget; the side stages are already running.
+            current = _stage_draft(run, snapshot, context_prefetch(sources))
         if current is not None:
             hits = hits_f.result()
             if current.qa_state != StageState.DONE:

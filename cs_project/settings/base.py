@@ -94,7 +94,15 @@ DATABASE_URL = env("DATABASE_URL")
 
 def database_config(url: str | None, sqlite_path: Path) -> dict:
     if url:
-        config = dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
+        pool_size = int(env("DATABASE_POOL_MAX_SIZE", "0") or 0)
+        if pool_size and url.startswith(("postgres://", "postgresql://")):
+            # psycopg's pool: a thread's connection goes back to the pool on close instead of being torn down,
+            # so the pipeline's short-lived threads stop paying for a new PostgreSQL connection each time.
+            # Keep it above the worker concurrency plus the web threads.
+            config = dj_database_url.parse(url, conn_max_age=0)
+            config.setdefault("OPTIONS", {})["pool"] = {"min_size": 2, "max_size": pool_size, "timeout": 10}
+        else:
+            config = dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
     else:
         sqlite_path.parent.mkdir(parents=True, exist_ok=True)  # var/ is not in git
         config = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(sqlite_path)}

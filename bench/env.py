@@ -1,0 +1,332 @@
+"""The benchmark's surroundings: the `cs_bench` database, Redis db 14, and the real subprocesses (Celery
+worker, gunicorn) it measures. Nothing here touches another database or restarts a service."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+PY = sys.executable
+DB_NAME = "cs_bench"
+PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres"}
+DATABASE_URL = f"postgres://postgres@127.0.0.1:5432/{DB_NAME}"
+REDIS_URL = "redis://127.0.0.1:6379/14"
+SMALL_SCHEMA = "bench_small"
+LOG_DIR = BASE_DIR / "var" / "bench"
+SETTINGS = "bench.settings"
+TODAY = "2026-07-27"
+FAST_MODEL, FALLBACK_MODEL = "bench-fast", "bench-strong"
+
+
+def base_env(**extra: str | None) -> dict[str, str]:
+    """Environment for every process of the run (this one, workers, gunicorn, probes)."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": SETTINGS,
+        "DATABASE_URL": DATABASE_URL,
+        "REDIS_URL": REDIS_URL,
+        "OPENAI_API_KEY": "bench",
+        "CS_LLM_MODEL": FAST_MODEL,
+        "CS_LLM_FALLBACK_MODEL": FALLBACK_MODEL,
+        "CS_TODAY": TODAY,
+        # Throttles stay in the request path (their Redis round trip is real cost) but never refuse.
+        "CS_CHAT_THROTTLE": "1000000/s",
+        "CS_API_THROTTLE": "1000000/s",
+        "CS_AI_PIPELINE_SEQUENTIAL": "false",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONUNBUFFERED": "1",
+    }
+    for name, value in extra.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return env
+
+
+# --- PostgreSQL / Redis ---------------------------------------------------------------------------
+def _pg(dbname: str):
+    import psycopg
+
+    return psycopg.connect(dbname=dbname, autocommit=True, **PG)
+
+
+def database_ensure(*, fresh: bool) -> bool:
+    """Create `cs_bench` if missing (or drop and recreate it with fresh=True). Returns True if created.
+    The maintenance database is used only to create or drop `cs_bench` itself."""
+    with _pg("postgres") as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DB_NAME,)).fetchone() is not None
+        if exists and fresh:
+            conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                (DB_NAME,),
+            )
+            conn.execute(f'DROP DATABASE "{DB_NAME}"')
+            exists = False
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+            return True
+    return False
+
+
+def schema_ensure(name: str, *, fresh: bool = False) -> None:
+    with _pg(DB_NAME) as conn:
+        if fresh:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+        conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{name}"')
+
+
+def pg_connections() -> int:
+    with _pg(DB_NAME) as conn:
+        return int(conn.execute("SELECT count(*) FROM pg_stat_activity").fetchone()[0])
+
+
+def pg_sessions() -> int:
+    """Connections ever opened to cs_bench (pg_stat_database.sessions, PostgreSQL 14+)."""
+    with _pg(DB_NAME) as conn:
+        row = conn.execute("SELECT sessions FROM pg_stat_database WHERE datname = %s", (DB_NAME,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def pg_max_connections() -> int:
+    with _pg(DB_NAME) as conn:
+        return int(conn.execute("SHOW max_connections").fetchone()[0])
+
+
+def redis_flush() -> None:
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
+    try:
+        client.flushdb()
+    finally:
+        client.close()
+
+
+def manage(*args: str, schema: str | None = None, check: bool = True, timeout: float = 1800) -> str:
+    """Run `manage.py ...` against cs_bench (optionally another schema of it); returns stdout."""
+    out = subprocess.run(
+        [PY, "manage.py", *args],
+        cwd=BASE_DIR,
+        env=base_env(CS_BENCH_SCHEMA=schema),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if check and out.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed ({out.returncode}):\n{out.stderr[-3000:]}")
+    return out.stdout
+
+
+def python_module(module: str, *args: str, schema: str | None = None, timeout: float = 900) -> dict:
+    """Run `python -m module ...` in a fresh process on cs_bench; its last stdout line is JSON."""
+    out = subprocess.run(
+        [PY, "-m", module, *args],
+        cwd=BASE_DIR,
+        env=base_env(CS_BENCH_SCHEMA=schema),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if out.returncode != 0:
+        raise RuntimeError(f"python -m {module} failed ({out.returncode}):\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# --- subprocesses ---------------------------------------------------------------------------------
+@dataclass
+class Proc:
+    name: str
+    popen: subprocess.Popen
+    log_path: Path
+    info: dict = field(default_factory=dict)
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def stop(self, timeout: float = 15) -> None:
+        if self.popen.poll() is not None:
+            return
+        try:
+            os.killpg(self.popen.pid, signal.SIGTERM)  # its own process group: only what we started
+        except ProcessLookupError:
+            return
+        try:
+            self.popen.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(self.popen.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.popen.wait(timeout=timeout)
+
+
+def _spawn(name: str, command: list[str], env: dict[str, str]) -> Proc:
+    LOG_DIR.mkdir(parents=True, exist_ok=True)
+    log_path = LOG_DIR / f"{name}.log"
+    with open(log_path, "wb") as log_file:
+        popen = subprocess.Popen(
+            command, cwd=BASE_DIR, env=env, stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    return Proc(name, popen, log_path)
+
+
+def worker_start(*, name: str, model_url: str, sequential: bool, pool: str, concurrency: int) -> Proc:
+    """A real `celery -A cs_project worker` on Redis db 14 and cs_bench; waits until it answers ping."""
+    from cs_project.celery import app
+
+    hostname = f"bench-{name}-{os.getpid()}@{socket.gethostname()}"
+    env = base_env(OPENAI_BASE_URL=model_url, CS_AI_PIPELINE_SEQUENTIAL="true" if sequential else "false")
+    command = [
+        PY, "-m", "celery", "-A", "cs_project", "worker",
+        f"--pool={pool}", f"--concurrency={concurrency}",
+        "--without-heartbeat", "--without-gossip", "--without-mingle",
+        "-n", hostname, "-l", "warning",
+    ]  # fmt: skip
+    proc = _spawn(f"worker-{name}", command, env)
+    proc.info = {"pool": pool, "concurrency": concurrency, "sequential": sequential, "hostname": hostname}
+    deadline = time.monotonic() + 60
+    while True:
+        if not proc.alive():
+            raise RuntimeError(f"worker {name} exited:\n{proc.tail()}")
+        if app.control.ping(destination=[hostname], timeout=0.5):
+            return proc
+        if time.monotonic() > deadline:
+            proc.stop()
+            raise RuntimeError(f"worker {name} did not answer ping:\n{proc.tail()}")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def gunicorn_start(*, model_url: str, workers: int, threads: int) -> Proc:
+    port = free_port()
+    env = base_env(OPENAI_BASE_URL=model_url)
+    command = [
+        PY, "-m", "gunicorn", "cs_project.wsgi:application",
+        "-b", f"127.0.0.1:{port}", "-w", str(workers), "-k", "gthread", "--threads", str(threads),
+        "--keep-alive", "30", "--log-level", "warning",
+    ]  # fmt: skip
+    proc = _spawn("gunicorn", command, env)
+    proc.info = {"port": port, "workers": workers, "threads": threads, "worker_class": "gthread"}
+    deadline = time.monotonic() + 60
+    while True:
+        if not proc.alive():
+            raise RuntimeError(f"gunicorn exited:\n{proc.tail()}")
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/api/ping/")
+            status = conn.getresponse().status
+            conn.close()
+            if status in (200, 401, 403):
+                return proc
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            proc.stop()
+            raise RuntimeError(f"gunicorn did not answer:\n{proc.tail()}")
+        time.sleep(0.2)
+
+
+# --- machine ----------------------------------------------------------------------------------------
+def cpu_times() -> tuple[float, float]:
+    """(busy, total) jiffies from /proc/stat, for CPU utilisation over an interval."""
+    with open("/proc/stat") as f:
+        fields = [float(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)
+    total = sum(fields[:8])
+    return total - idle, total
+
+
+def cpu_busy_between(start: tuple[float, float], end: tuple[float, float]) -> float:
+    busy = end[0] - start[0]
+    total = end[1] - start[1]
+    return busy / total if total > 0 else 0.0
+
+
+def machine() -> dict:
+    import platform
+
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem_gb = None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                mem_gb = round(int(line.split()[1]) / 1024 / 1024, 1)
+    except OSError:
+        pass
+    with _pg(DB_NAME) as conn:
+        pg_version = conn.execute("SHOW server_version").fetchone()[0]
+    return {
+        "cpu_count": os.cpu_count(),
+        "cpu_model": model,
+        "memory_gb": mem_gb,
+        "python": platform.python_version(),
+        "postgresql": pg_version,
+        "platform": platform.platform(),
+    }
+
+
+def _proc_stats() -> list[tuple[int, str, int, float]]:
+    """(pid, comm, pgrp, cpu seconds) of every readable process."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            raw = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        comm = raw[raw.index("(") + 1 : raw.rindex(")")]
+        fields = raw[raw.rindex(")") + 2 :].split()
+        # fields[0] is state; utime and stime are fields 14 and 15 of the full line (11, 12 here).
+        out.append((int(entry), comm, int(fields[2]), (int(fields[11]) + int(fields[12])) / tick))
+    return out
+
+
+def cpu_by_component(worker_pgids: Collection[int] = ()) -> dict[str, float]:
+    """CPU seconds so far: the workers' process groups, PostgreSQL backends, Redis, this process, all CPUs."""
+    worker = postgres = redis_s = 0.0
+    for _pid, comm, pgrp, seconds in _proc_stats():
+        if pgrp in worker_pgids:
+            worker += seconds
+        elif comm.startswith("postgres"):
+            postgres += seconds
+        elif comm.startswith("redis-server"):
+            redis_s += seconds
+    t = os.times()
+    busy, _total = cpu_times()
+    return {
+        "worker": worker,
+        "postgres": postgres,
+        "redis": redis_s,
+        "bench_process": t.user + t.system,
+        "all_cpus_busy": busy / os.sysconf("SC_CLK_TCK"),
+    }

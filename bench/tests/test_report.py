@@ -1,0 +1,109 @@
+"""The benchmark's pure arithmetic and rendering: no database, no processes."""
+
+import pytest
+
+from bench import report
+
+
+def test_percentile_interpolates_between_closest_ranks_like_numpy():
+    values = [10, 20, 30, 40]
+    assert report.percentile(values, 50) == 25
+    assert report.percentile(values, 90) == pytest.approx(37)
+    assert report.percentile(values, 0) == 10
+    assert report.percentile(values, 100) == 40
+
+
+def test_percentile_of_nothing_is_none_and_q_out_of_range_is_an_error():
+    assert report.percentile([], 50) is None
+    with pytest.raises(ValueError):
+        report.percentile([1], 101)
+
+
+def test_summary_reports_median_p90_p95_of_the_sample():
+    fig = report.summary([float(v) for v in range(1, 101)])
+    assert fig["n"] == 100
+    assert fig["median"] == 50.5
+    assert fig["p90"] == pytest.approx(90.1)
+    assert fig["p95"] == pytest.approx(95.05)
+    assert report.summary([])["median"] is None
+
+
+def test_ratio_is_none_when_a_side_is_missing_or_the_denominator_is_zero():
+    assert report.ratio(390, 300) == 1.3
+    assert report.ratio(None, 300) is None
+    assert report.ratio(1, 0) is None
+
+
+def test_ideal_throughput_is_concurrency_over_the_critical_path():
+    assert report.ideal_throughput(16, 1.0) == 16
+    assert report.ideal_throughput(4, 0.5) == 8
+    with pytest.raises(ValueError):
+        report.ideal_throughput(1, 0)
+
+
+def test_allowed_speedup_stops_where_the_cpus_are_busy():
+    assert report.allowed_speedup(16, 0.25) == 4  # one client keeps a quarter of the machine busy
+    assert report.allowed_speedup(2, 0.25) == 2  # fewer clients than that: concurrency is the limit
+    assert report.allowed_speedup(16, None) == 16
+
+
+@pytest.mark.parametrize(
+    ("value", "op", "limit", "ok"),
+    [(1.29, "<=", 1.3, True), (1.31, "<=", 1.3, False), (0.8, ">=", 0.8, True), (None, "<=", 1.3, False),
+     (0, "==", 0, True), (2, "==", 0, False)],
+)  # fmt: skip
+def test_check_compares_and_treats_a_missing_figure_as_missed(value, op, limit, ok):
+    assert report.check("p", "n", value, op, limit)["ok"] is ok
+
+
+def _results() -> dict:
+    stage = {"median": 330.0, "p90": 360.0, "ratio_median": 1.1, "ratio_p90": 1.2}
+    return {
+        "meta": {"cpu_count": 2, "L_ms": 300},
+        "draft": {
+            "L_ms": 300, "n": 30,
+            "parallel": {"draft": stage, "qa": {**stage, "ratio_median": 2.5},
+                         "confidence": {**stage, "ratio_median": 3.4}},
+            "sequential": {"draft": stage, "qa": stage, "confidence": stage},
+        },
+        "chat": {"levels": [
+            {"concurrency": 1, "ping": {"median": 2.0}, "chat": {"median": 5.0}, "latency_ratio_median": 2.5},
+            {"concurrency": 16, "ping": {"median": 9.0}, "chat": {"median": 30.0}, "latency_ratio_median": 3.3,
+             "chat_scaling": {"speedup": 1.9, "allowed": 2.0, "cpu_busy_at_1": 0.5, "fraction_of_allowed": 0.95}},
+        ]},
+        "scale": {
+            "small": {"tools": {"request_refund": {"queries": 4}}, "requests_api": {"queries": 4},
+                      "admin_queue": {"queries": 6}},
+            "big": {"tools": {"request_refund": {"queries": 4, "p95": 7.0}}, "requests_api": {"queries": 4},
+                    "admin_queue": {"queries": 56, "median": 120.0}},
+        },
+        "throughput": {"levels": [{"concurrency": 1, "ratio_to_ideal": 1.0},
+                                  {"concurrency": 16, "ratio_to_ideal": 0.5}]},
+    }  # fmt: skip
+
+
+def test_targets_name_exactly_the_figures_that_miss():
+    checks = report.targets(_results())
+    missed = report.missed(checks)
+    assert any("input → qa" in line for line in missed)
+    assert any("approval queue page: big − small" in line for line in missed)  # 6 → 56 queries: an N+1
+    assert any("concurrency 16 ÷ ideal" in line for line in missed)
+    assert not any("input → draft" in line or "input → confidence" in line for line in missed)
+    assert not any("tool decision" in line for line in missed)
+    assert not any("latency at concurrency 1:" in line for line in missed)
+
+
+def test_render_has_one_table_per_part_and_lists_missed_targets():
+    text = report.render(_results())
+    for heading in ("1. Draft critical path", "2. Chat overhead", "3. Scale", "4. Throughput", "Missed targets"):
+        assert heading in text
+    assert "| input → draft stored | 330 | 360 | 1.10 | 1.20 |" in text
+    assert "**missed**" in text
+
+
+def test_doc_update_replaces_only_the_generated_section():
+    doc = f"# Benchmarks\n\nProse.\n\n{report.BEGIN}\nold table\n{report.END}\n\nFooter.\n"
+    updated = report.doc_update(doc, "new table")
+    assert "old table" not in updated and "new table" in updated
+    assert updated.startswith("# Benchmarks\n\nProse.") and updated.endswith("Footer.\n")
+    assert report.doc_update("# Benchmarks\n", "t").count(report.BEGIN) == 1
