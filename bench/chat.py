@@ -136,7 +136,7 @@ def drive(
     for t in threads:
         t.start()
     cpu0 = cpu_times()
-    parts0 = cpu_by_component(server_pgid)
+    parts0 = cpu_by_component(() if server_pgid is None else (server_pgid,))
     started = time.monotonic()
     stop_at[0] = started + seconds
     barrier.wait()
@@ -144,7 +144,7 @@ def drive(
         t.join()
     wall = time.monotonic() - started
     busy_all = cpu_busy_between(cpu0, cpu_times())
-    parts1 = cpu_by_component(server_pgid)
+    parts1 = cpu_by_component(() if server_pgid is None else (server_pgid,))
     ncpu = os.cpu_count() or 1
     sut = sum(parts1[k] - parts0[k] for k in ("worker", "postgres", "redis", "bench_process"))
     busy = {"sut": round(sut / (wall * ncpu), 2), "all": round(busy_all, 2),
