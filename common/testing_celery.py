@@ -1,4 +1,6 @@
-"""A real Celery worker for tests: the `celery_worker` fixture.
+"""Real Celery workers for tests: the `celery_worker` fixture (one worker) and `celery_worker_factory`
+(`start(extra_env=...)`, as many as a test needs, all on the test's queue: kill one, start another, and the
+second takes over what the first left unacknowledged).
 
     @pytest.mark.redis
     @pytest.mark.postgres
@@ -47,7 +49,7 @@ from urllib.parse import quote
 
 import pytest
 
-__all__ = ["TEST_BROKER_URL", "celery_worker", "worker_database_url"]
+__all__ = ["TEST_BROKER_URL", "celery_worker", "celery_worker_factory", "worker_database_url"]
 
 TEST_BROKER_URL = "redis://127.0.0.1:6379/15"
 START_TIMEOUT_S = 30.0
@@ -127,24 +129,28 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.wait(timeout=STOP_TIMEOUT_S)
 
 
-@pytest.fixture
-def celery_worker(transactional_db, settings) -> Iterator[subprocess.Popen]:
-    """A live `celery -A cs_project worker` on Redis db 15 and the test database. See the module docstring."""
+def _route_here(settings, queue: str) -> None:
+    """Point this test process at the test broker and the test's own queue."""
+    from cs_project.celery import app
+
+    settings.REDIS_URL = TEST_BROKER_URL
+    settings.CELERY_BROKER_URL = TEST_BROKER_URL
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    settings.CELERY_TASK_DEFAULT_QUEUE = queue
+    _reset_celery_pools(app)
+    # config_from_object reads Django settings live; make sure nothing pinned app.conf directly.
+    assert app.conf.broker_url == TEST_BROKER_URL and app.conf.task_always_eager is False, (
+        "cs_project.celery.app.conf no longer follows Django settings; update common/testing_celery.py"
+    )
+
+
+def _start(settings, queue: str, extra_env: dict[str, str] | None = None) -> subprocess.Popen:
+    """Start one worker on `queue` and wait until it answers ping (fails the test otherwise)."""
     from django.db import connection
 
     from cs_project.celery import app
 
-    if not _redis_available(TEST_BROKER_URL):
-        message = f"celery_worker needs Redis at {TEST_BROKER_URL}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-
-    token = uuid.uuid4().hex[:10]
-    hostname = f"cs-test-{token}@{os.uname().nodename}"
-    queue = f"cs-test-{token}"
-    base_dir = Path(settings.BASE_DIR)
-
+    hostname = f"cs-test-{uuid.uuid4().hex[:10]}@{os.uname().nodename}"
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "cs_project.settings.test",
@@ -159,6 +165,7 @@ def celery_worker(transactional_db, settings) -> Iterator[subprocess.Popen]:
             env.pop(name, None)
         else:
             env[name] = str(value).lower() if isinstance(value, bool) else str(value)
+    env.update(extra_env or {})
 
     log_file = tempfile.NamedTemporaryFile(prefix="celery-worker-", suffix=".log", delete=False)  # noqa: SIM115
     log_path = Path(log_file.name)
@@ -169,31 +176,56 @@ def celery_worker(transactional_db, settings) -> Iterator[subprocess.Popen]:
         "-n", hostname, "-Q", queue, "-l", "info",
     ]  # fmt: skip
     proc = subprocess.Popen(
-        command, cwd=base_dir, env=env, stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True
-    )
+        command, cwd=Path(settings.BASE_DIR), env=env, stdout=log_file, stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )  # fmt: skip
     log_file.close()  # the child holds its own descriptor
     proc.hostname, proc.queue, proc.log_path = hostname, queue, log_path
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while True:
+        if proc.poll() is not None:
+            pytest.fail(f"celery worker exited with {proc.returncode}:\n{_log_tail(log_path)}")
+        if app.control.ping(destination=[hostname], timeout=0.5):
+            return proc
+        if time.monotonic() > deadline:
+            _stop(proc)
+            pytest.fail(f"celery worker did not answer ping in {START_TIMEOUT_S:g}s:\n{_log_tail(log_path)}")
 
-    settings.REDIS_URL = TEST_BROKER_URL
-    settings.CELERY_BROKER_URL = TEST_BROKER_URL
-    settings.CELERY_TASK_ALWAYS_EAGER = False
-    settings.CELERY_TASK_DEFAULT_QUEUE = queue
-    _reset_celery_pools(app)
+
+def _require_redis() -> None:
+    if not _redis_available(TEST_BROKER_URL):
+        message = f"celery_worker needs Redis at {TEST_BROKER_URL}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+@pytest.fixture
+def celery_worker_factory(transactional_db, settings) -> Iterator:
+    """`start(extra_env=None) -> Popen`: workers on demand, all on one queue unique to the test, so a second
+    worker takes over what a killed one left unacknowledged. `extra_env` adds environment (e.g. a short lease
+    or visibility timeout). Every worker started is stopped at teardown."""
+    from cs_project.celery import app
+
+    _require_redis()
+    queue = f"cs-test-{uuid.uuid4().hex[:10]}"
+    _route_here(settings, queue)
+    started: list[subprocess.Popen] = []
+
+    def start(*, extra_env: dict[str, str] | None = None) -> subprocess.Popen:
+        started.append(_start(settings, queue, extra_env))
+        return started[-1]
+
     try:
-        # config_from_object reads Django settings live; make sure nothing pinned app.conf directly.
-        assert app.conf.broker_url == TEST_BROKER_URL and app.conf.task_always_eager is False, (
-            "cs_project.celery.app.conf no longer follows Django settings; update common/testing_celery.py"
-        )
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"celery worker exited with {proc.returncode}:\n{_log_tail(log_path)}")
-            if app.control.ping(destination=[hostname], timeout=0.5):
-                break
-            if time.monotonic() > deadline:
-                pytest.fail(f"celery worker did not answer ping in {START_TIMEOUT_S:g}s:\n{_log_tail(log_path)}")
-        yield proc
+        yield start
     finally:
-        _stop(proc)
+        for proc in started:
+            _stop(proc)
+            proc.log_path.unlink(missing_ok=True)
         _reset_celery_pools(app)  # settings are restored by the `settings` fixture right after
-        log_path.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def celery_worker(celery_worker_factory) -> subprocess.Popen:
+    """A live `celery -A cs_project worker` on Redis db 15 and the test database. See the module docstring."""
+    return celery_worker_factory()
