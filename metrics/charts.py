@@ -115,7 +115,6 @@ def column_chart(
     parts += _y_axis(ticks, axis_top, left, top, plot_w, plot_h, unit)
     slot = plot_w / len(labels)
     bar_w = max(1.0, slot * 0.7 / (1 if stacked else len(series)))
-    step = _label_step(len(labels), plot_w, 44)
     for i, label in enumerate(labels):
         x0 = left + slot * i + slot * 0.15
         base = top + plot_h
@@ -131,6 +130,25 @@ def column_chart(
             )
             if stacked:
                 base = y
+    return _finish(parts, labels, series, colors, left=left, top=top, plot_w=plot_w, plot_h=plot_h, height=height)
+
+
+def _finish(
+    parts: list[str],
+    labels: Sequence[str],
+    series: Sequence[Series],
+    colors: list[str],
+    *,
+    left: int,
+    top: int,
+    plot_w: int,
+    plot_h: int,
+    height: int,
+) -> str:
+    """X-axis labels (thinned so they do not overlap), the legend, and the closing tag."""
+    slot = plot_w / len(labels)
+    step = _label_step(len(labels), plot_w, 44)
+    for i, label in enumerate(labels):
         if i % step == 0:
             parts.append(
                 f'<text x="{left + slot * (i + 0.5):.1f}" y="{top + plot_h + 14}" text-anchor="middle" '
@@ -184,16 +202,7 @@ def line_chart(
                     f'<polyline class="line" data-series="{_e(s.name)}" points="{coords}" fill="none" '
                     f'stroke="{color}" stroke-width="2"/>'
                 )
-    step = _label_step(len(labels), plot_w, 44)
-    for i, label in enumerate(labels):
-        if i % step == 0:
-            parts.append(
-                f'<text x="{left + slot * (i + 0.5):.1f}" y="{top + plot_h + 14}" text-anchor="middle" '
-                f'fill="currentColor" style="{FONT}">{_e(label)}</text>'
-            )
-    parts += _legend(series, colors, left, height - 6)
-    parts.append("</svg>")
-    return "".join(parts)
+    return _finish(parts, labels, series, colors, left=left, top=top, plot_w=plot_w, plot_h=plot_h, height=height)
 
 
 def hbar_chart(
