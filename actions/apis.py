@@ -9,7 +9,7 @@ from actions.selectors import action_record_list
 from actions.services import action_decide
 from common.apis import CustomerThrottle, IsCustomer
 from tickets.apis import TicketOutputSerializer
-from tickets.models import Ticket
+from tickets.selectors import customer_ticket_list
 
 REQUESTS_LIMIT = 100
 
@@ -48,7 +48,7 @@ class RequestListApi(APIView):
     @extend_schema(responses={200: OutputSerializer}, summary="내 처리 기록과 문의")
     def get(self, request):
         records = action_record_list(customer=request.customer)[:REQUESTS_LIMIT]
-        tickets = Ticket.objects.filter(customer=request.customer).order_by("-id")[:REQUESTS_LIMIT]
+        tickets = customer_ticket_list(customer=request.customer)[:REQUESTS_LIMIT]
         return Response(
             {
                 "actions": self.ActionSerializer(records, many=True).data,

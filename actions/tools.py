@@ -23,6 +23,7 @@ from common.clock import today
 from common.errors import DomainError, NotFound
 from orders.models import Customer, Order
 from tickets.models import Ticket
+from tickets.selectors import customer_ticket_list
 from tickets.services import ticket_create
 
 log = logging.getLogger(__name__)
@@ -301,7 +302,7 @@ class ToolRegistry:
 
     def _get_my_requests(self, args: NoArgs) -> dict:
         records = action_record_list(customer=self.customer)[:MAX_REQUESTS_LISTED]
-        tickets = Ticket.objects.filter(customer=self.customer).order_by("-id")[:MAX_REQUESTS_LISTED]
+        tickets = customer_ticket_list(customer=self.customer)[:MAX_REQUESTS_LISTED]
         return {
             "ok": True,
             "actions": [

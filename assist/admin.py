@@ -22,6 +22,7 @@ SCORE_LABELS = {
     "safety": "안전성",
     "uncertainty_handling": "불확실성 처리",
 }
+STAGE_LABELS = {"draft": "초안", "qa": "QA", "confidence": "신뢰도", "tags": "태그", "diagnosis": "진단"}
 VERDICT_LABELS = {
     "FAILURE_POINT_IDENTIFIED": "실패 지점 확인",
     "PARTIAL_EVIDENCE": "부분 근거",
@@ -39,16 +40,12 @@ def draft_review_context(draft: Draft | None, chunks: dict) -> dict:
     """Everything the review panel shows, shaped for the template (no logic in the template)."""
     if draft is None:
         return {}
-    stages = [
-        ("초안", draft.draft_state),
-        ("QA", draft.qa_state),
-        ("신뢰도", draft.confidence_state),
-        ("태그", draft.tags_state),
-        ("진단", draft.diagnosis_state),
-    ]
     return {
         "draft": draft,
-        "stages": [(label, state, StageState(state).label) for label, state in stages],
+        "stages": [
+            (STAGE_LABELS[stage], state, StageState(state).label)
+            for stage, state in zip(Draft.STAGES, draft.stage_states, strict=True)
+        ],
         "timings": [
             ("초안 저장", _seconds(draft.input_at, draft.draft_at)),
             ("QA 완료", _seconds(draft.input_at, draft.qa_at)),
@@ -67,9 +64,7 @@ def draft_review_context(draft: Draft | None, chunks: dict) -> dict:
         ],
         "citations": [{**c, **chunks.get((c["doc_id"], c["chunk"]), {})} for c in draft.citations],
         "verdict_label": VERDICT_LABELS.get(draft.diagnosis.get("verdict", ""), ""),
-        "has_failure": draft.status == Draft.Status.FAILED
-        or StageState.FAILED
-        in (draft.draft_state, draft.qa_state, draft.confidence_state, draft.tags_state, draft.diagnosis_state),
+        "has_failure": draft.has_failure,
         "is_live": draft.status == Draft.Status.GENERATED,
         "corrected_differs": bool(draft.corrected_body) and draft.corrected_body != draft.body,
     }

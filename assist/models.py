@@ -28,6 +28,10 @@ class Draft(models.Model):
         UNCHANGED = "UNCHANGED", "그대로 발송"
         EDITED = "EDITED", "수정 후 발송"
 
+    # The pipeline's stages; each has a `<stage>_state` field.
+    STAGES = ("draft", "qa", "confidence", "tags", "diagnosis")
+    CLOSED_STATUSES = (Status.SUPERSEDED, Status.APPLIED, Status.REJECTED)
+
     ticket = models.ForeignKey("tickets.Ticket", on_delete=models.CASCADE, related_name="drafts", verbose_name="티켓")
     source_message = models.ForeignKey(
         "tickets.TicketMessage", on_delete=models.CASCADE, related_name="drafts", verbose_name="기준 고객 입력"
@@ -108,6 +112,24 @@ class Draft(models.Model):
     def answer(self) -> str:
         """What the operator starts from: the QA-corrected answer once there is one."""
         return self.corrected_body or self.body
+
+    @property
+    def stage_states(self) -> tuple[str, ...]:
+        """The states of STAGES, in that order."""
+        return tuple(getattr(self, f"{stage}_state") for stage in self.STAGES)
+
+    @property
+    def is_closed(self) -> bool:
+        """Nothing runs on it any more: replaced by a newer input, or decided by an operator."""
+        return self.status in self.CLOSED_STATUSES
+
+    @property
+    def has_failure(self) -> bool:
+        return self.status == self.Status.FAILED or StageState.FAILED in self.stage_states
+
+    @property
+    def is_unfinished(self) -> bool:
+        return self.status == self.Status.PREPARING or StageState.PENDING in self.stage_states
 
 
 class TicketLease(models.Model):

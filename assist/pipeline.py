@@ -23,6 +23,7 @@ from assist.schemas import ConfidenceOutput, DraftOutput, QAOutput, TagsOutput
 from llm import client as llm
 from llm.errors import LLMError
 from tickets.models import Tag, Ticket, TicketMessage
+from tickets.selectors import ticket_latest_customer_message_id
 
 log = logging.getLogger(__name__)
 
@@ -47,22 +48,13 @@ class Run:
     input_at: object
 
 
-def latest_customer_message_id(ticket_id: int) -> int | None:
-    return (
-        TicketMessage.objects.filter(ticket_id=ticket_id, author_type=TicketMessage.Author.CUSTOMER)
-        .order_by("-id")
-        .values_list("id", flat=True)
-        .first()
-    )
-
-
 def _fenced_write(run: Run, **fields) -> Draft:
     """Write stage results, or raise Stale. Runs in its own short transaction under row locks."""
     with transaction.atomic():
         Ticket.objects.select_for_update().filter(pk=run.ticket_id).first()
         draft = Draft.objects.select_for_update().get(pk=run.draft_id)
-        stale = draft.status in (Draft.Status.SUPERSEDED, Draft.Status.APPLIED, Draft.Status.REJECTED)
-        if not stale and latest_customer_message_id(run.ticket_id) != run.message_id:
+        stale = draft.is_closed
+        if not stale and ticket_latest_customer_message_id(run.ticket_id) != run.message_id:
             # Committed before raising: the older draft is visibly SUPERSEDED and never written.
             draft.status = Draft.Status.SUPERSEDED
             draft.save(update_fields=["status"])
@@ -249,23 +241,8 @@ def _claim(ticket: Ticket, message: TicketMessage, *, retry_failed: bool) -> Dra
     draft, created = Draft.objects.get_or_create(
         ticket=ticket, source_message=message, defaults={"input_at": message.created_at}
     )
-    if not created:
-        unfinished = draft.status == Draft.Status.PREPARING or StageState.PENDING in (
-            draft.qa_state,
-            draft.confidence_state,
-            draft.tags_state,
-            draft.diagnosis_state,
-        )
-        failed = draft.status == Draft.Status.FAILED or StageState.FAILED in (
-            draft.qa_state,
-            draft.confidence_state,
-            draft.tags_state,
-            draft.diagnosis_state,
-        )
-        if draft.status in (Draft.Status.SUPERSEDED, Draft.Status.APPLIED, Draft.Status.REJECTED):
-            return None
-        if not unfinished and not (retry_failed and failed):
-            return None
+    if not created and (draft.is_closed or not (draft.is_unfinished or (retry_failed and draft.has_failure))):
+        return None
     Draft.objects.filter(pk=draft.pk).update(attempts=draft.attempts + 1)
     return draft
 
@@ -286,7 +263,7 @@ def draft_generate(*, ticket_id: int, message_id: int, retry_failed: bool = Fals
     with ticket_lease(ticket_id) as held:
         if not held:
             raise LeaseBusy(ticket_id)
-        if latest_customer_message_id(ticket_id) != message_id:
+        if ticket_latest_customer_message_id(ticket_id) != message_id:
             Draft.objects.filter(
                 ticket_id=ticket_id, source_message_id=message_id, status=Draft.Status.PREPARING
             ).update(status=Draft.Status.SUPERSEDED)

@@ -11,9 +11,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from assist import policy
-from assist.models import DeadLetter, Draft, StageState
+from assist.models import DeadLetter, Draft
 from common.errors import InvalidState, NotFound, PermissionDenied
 from tickets.models import Tag, Ticket, TicketMessage
+from tickets.selectors import ticket_latest_customer_message_id, with_latest_customer_message
 from tickets.services import BODY_MAX
 
 log = logging.getLogger(__name__)
@@ -37,13 +38,7 @@ def _locked_live_draft(draft_id: int) -> Draft:
         raise InvalidState(
             f"이 초안은 '{draft.get_status_display()}' 상태라 처리할 수 없습니다.", code="draft_not_live"
         )
-    latest = (
-        TicketMessage.objects.filter(ticket_id=ticket_id, author_type=TicketMessage.Author.CUSTOMER)
-        .order_by("-id")
-        .values_list("id", flat=True)
-        .first()
-    )
-    if latest != draft.source_message_id:
+    if ticket_latest_customer_message_id(ticket_id) != draft.source_message_id:
         raise InvalidState(
             "고객이 새 메시지를 보냈습니다. 새 초안이 준비되면 그 초안으로 답변해 주세요.", code="draft_stale"
         )
@@ -150,37 +145,31 @@ def regenerate_targets(*, ticket_id: int | None = None, failed_only: bool = Fals
     """(ticket, latest customer input) pairs whose draft is missing, unfinished or failed.
 
     One draft per input is the invariant, so a complete draft is never made twice: re-running
-    finishes what is missing and retries what failed.
+    finishes what is missing and retries what failed. Three queries, whatever the number of tickets.
     """
-    tickets = Ticket.objects.all() if ticket_id else Ticket.objects.filter(status=Ticket.Status.OPEN)
-    if ticket_id:
-        tickets = tickets.filter(pk=ticket_id)
+    tickets = Ticket.objects.filter(pk=ticket_id) if ticket_id else Ticket.objects.filter(status=Ticket.Status.OPEN)
+    latest = dict(
+        with_latest_customer_message(tickets)
+        .filter(latest_customer_message_id__isnull=False)
+        .order_by("id")
+        .values_list("id", "latest_customer_message_id")
+    )
+    inputs = set(latest.values())
+    drafts = {d.source_message_id: d for d in Draft.objects.filter(source_message_id__in=inputs)}
+    dead = set(
+        DeadLetter.objects.filter(source_message_id__in=inputs, resolved_at__isnull=True).values_list(
+            "source_message_id", flat=True
+        )
+    )
     pairs = []
-    for tid in tickets.order_by("id").values_list("id", flat=True).iterator():
-        latest = (
-            TicketMessage.objects.filter(ticket_id=tid, author_type=TicketMessage.Author.CUSTOMER)
-            .order_by("-id")
-            .values_list("id", flat=True)
-            .first()
-        )
-        if latest is None:
+    for tid, mid in latest.items():
+        draft = drafts.get(mid)
+        if draft is not None and draft.is_closed:
             continue
-        draft = Draft.objects.filter(ticket_id=tid, source_message_id=latest).first()
-        failed = draft is not None and (
-            draft.status == Draft.Status.FAILED
-            or StageState.FAILED
-            in (draft.draft_state, draft.qa_state, draft.confidence_state, draft.tags_state, draft.diagnosis_state)
-        )
-        dead = DeadLetter.objects.filter(ticket_id=tid, source_message_id=latest, resolved_at__isnull=True).exists()
-        unfinished = (
-            draft is None
-            or draft.status == Draft.Status.PREPARING
-            or StageState.PENDING in (draft.qa_state, draft.confidence_state, draft.tags_state, draft.diagnosis_state)
-        )
-        if draft is not None and draft.status in (Draft.Status.APPLIED, Draft.Status.REJECTED):
-            continue
-        if failed or dead or (not failed_only and unfinished):
-            pairs.append((tid, latest))
+        failed = draft is not None and draft.has_failure
+        unfinished = draft is None or draft.is_unfinished
+        if failed or mid in dead or (not failed_only and unfinished):
+            pairs.append((tid, mid))
     return pairs
 
 

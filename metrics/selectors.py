@@ -35,7 +35,7 @@ from metrics import stats
 from metrics.policy import day_bounds, local_day, report_days
 from tickets.models import Ticket
 
-STAGES = ("draft", "qa", "confidence", "tags", "diagnosis")
+STAGES = Draft.STAGES
 LATENCIES = (("to_draft", "draft_at"), ("to_qa", "qa_at"), ("to_confidence", "confidence_at"))
 MONEY_KINDS = (ActionRecord.Kind.REFUND, ActionRecord.Kind.CANCEL)
 ESCALATION_SOURCES = (Ticket.Source.AGENT, Ticket.Source.CHAT_FAILURE)

@@ -3,12 +3,11 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from actions.selectors import order_not_found_message
+from actions.selectors import customer_order_get
 from common.apis import CustomerThrottle, IsCustomer
-from common.errors import InvalidState, NotFound
-from orders.models import Order
+from common.errors import InvalidState
 from tickets.models import Ticket, TicketMessage
-from tickets.selectors import customer_ticket_get, customer_visible_messages
+from tickets.selectors import customer_ticket_get, customer_ticket_list, customer_visible_messages
 from tickets.services import BODY_MAX, SUBJECT_MAX, ticket_create, ticket_message_add
 
 # Customers may send the code or the Korean label people read (배송, 교환/반품, 결제, 계정, 오류, 기타 …).
@@ -72,7 +71,7 @@ class TicketListCreateApi(APIView):
 
     @extend_schema(responses={200: TicketOutputSerializer(many=True)}, summary="내 문의 티켓")
     def get(self, request):
-        tickets = Ticket.objects.filter(customer=request.customer).order_by("-id")[:100]
+        tickets = customer_ticket_list(customer=request.customer)[:100]
         return Response(TicketOutputSerializer(tickets, many=True).data)
 
     @extend_schema(request=InputSerializer, responses={201: TicketDetailApi.OutputSerializer}, summary="문의 접수")
@@ -82,9 +81,7 @@ class TicketListCreateApi(APIView):
         values = data.validated_data
         order = None
         if values["order_id"]:
-            order = Order.objects.filter(pk=values["order_id"], customer=request.customer).first()
-            if order is None:
-                raise NotFound(order_not_found_message(values["order_id"]))
+            order = customer_order_get(customer=request.customer, order_id=values["order_id"])
         ticket = ticket_create(
             customer=request.customer,
             category=values["category"],

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
 
 from common.errors import NotFound
 from common.numbering import parse_number
@@ -15,6 +15,26 @@ def customer_ticket_get(*, customer: Customer, ticket_id: str) -> Ticket:
     if ticket is None:
         raise NotFound("티켓을 찾을 수 없습니다.")
     return ticket
+
+
+def customer_ticket_list(*, customer: Customer) -> QuerySet[Ticket]:
+    """The customer's own tickets, newest first."""
+    return Ticket.objects.filter(customer=customer).order_by("-id")
+
+
+def _latest_customer_messages() -> QuerySet[TicketMessage]:
+    return TicketMessage.objects.filter(author_type=TicketMessage.Author.CUSTOMER).order_by("-id")
+
+
+def ticket_latest_customer_message_id(ticket_id: int) -> int | None:
+    """The ticket's newest customer message: the only input a draft may still be built from or sent for."""
+    return _latest_customer_messages().filter(ticket_id=ticket_id).values_list("id", flat=True).first()
+
+
+def with_latest_customer_message(tickets: QuerySet[Ticket]) -> QuerySet[Ticket]:
+    """The same, for many tickets in one query: annotates `latest_customer_message_id`."""
+    latest = _latest_customer_messages().filter(ticket_id=OuterRef("pk")).values("id")[:1]
+    return tickets.annotate(latest_customer_message_id=Subquery(latest))
 
 
 def customer_visible_messages(ticket: Ticket) -> QuerySet[TicketMessage]:
