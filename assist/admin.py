@@ -9,7 +9,13 @@ from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 
 from assist.models import DeadLetter, Draft, StageState
-from assist.selectors import citations_resolve, draft_current, ticket_drafts
+from assist.selectors import (
+    citations_resolve,
+    citations_with_text,
+    draft_current,
+    latest_drafts_prefetch,
+    ticket_drafts,
+)
 from assist.services import REVIEW_PERMISSION, draft_apply, draft_reject, drafts_regenerate
 from common.admin import ReadOnlyAdmin
 from common.errors import DomainError
@@ -62,7 +68,7 @@ def draft_review_context(draft: Draft | None, chunks: dict) -> dict:
             for k, v in draft.confidence.items()
             if k in SCORE_LABELS
         ],
-        "citations": [{**c, **chunks.get((c["doc_id"], c["chunk"]), {})} for c in draft.citations],
+        "citations": citations_with_text(draft, chunks),
         "verdict_label": VERDICT_LABELS.get(draft.diagnosis.get("verdict", ""), ""),
         "has_failure": draft.has_failure,
         "is_live": draft.status == Draft.Status.GENERATED,
@@ -76,19 +82,7 @@ class TicketReviewAdmin(TicketAdmin):
     list_display = (*TicketAdmin.list_display, "draft_status")
 
     def get_queryset(self, request):
-        from django.db.models import Prefetch
-
-        return (
-            super()
-            .get_queryset(request)
-            .prefetch_related(
-                Prefetch(
-                    "drafts",
-                    queryset=Draft.objects.order_by("-id").only("id", "ticket_id", "status"),
-                    to_attr="draft_list",
-                )
-            )
-        )
+        return super().get_queryset(request).prefetch_related(latest_drafts_prefetch())
 
     @admin.display(description="초안")
     def draft_status(self, obj: Ticket) -> str:
@@ -116,7 +110,7 @@ class TicketReviewAdmin(TicketAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         ticket = get_object_or_404(Ticket, pk=object_id)
         drafts = ticket_drafts(ticket)
-        current = draft_current(ticket)
+        current = draft_current(drafts)
         chunks = citations_resolve(drafts)
         recommended = set(current.recommended_tags) if current else set()
         applied = set(ticket.tags.values_list("name", flat=True))

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assist.models import Draft
-from assist.selectors import citations_resolve, ops_ticket_list, ticket_drafts
+from assist.selectors import citations_resolve, citations_with_text, ops_ticket_list, ticket_drafts
 from assist.services import draft_apply, draft_reject
 from tickets.models import Ticket
 from tickets.selectors import ticket_get
@@ -89,8 +89,7 @@ class DraftSerializer(serializers.ModelSerializer):
         )
 
     def get_citations(self, draft: Draft) -> list[dict]:
-        chunks = self.context.get("chunks", {})
-        return [{**c, **chunks.get((c["doc_id"], c["chunk"]), {})} for c in draft.citations]
+        return citations_with_text(draft, self.context.get("chunks", {}))
 
 
 class OpsMessageSerializer(serializers.Serializer):

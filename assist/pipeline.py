@@ -291,18 +291,18 @@ def draft_generate(*, ticket_id: int, message_id: int, retry_failed: bool = Fals
 def _execute(run: Run, draft: Draft, snapshot: list[dict], *, sequential: bool) -> None:
     query = " ".join(m["body"] for m in snapshot if m["author_type"] == "CUSTOMER")[-500:]
     sources = context_sources(run.customer_id, run.ticket_id)
-    with ThreadPoolExecutor(max_workers=6, thread_name_prefix="assist") as pool:
-        if sequential:  # the seed's "before": every stage waits for the one before it (benchmark contrast)
-            draft_now = draft
-            if draft.draft_state != StageState.DONE:
-                draft_now = _stage_draft(run, snapshot, context_prefetch(sources))
-            hits = _retrieve(query)
-            diagnosis = _stage_diagnosis(run, snapshot)
-            _stage_tags(run, snapshot)
-            if draft_now is not None:
-                draft_now = _stage_qa(run, snapshot, draft_now, hits)
-                _stage_confidence(run, snapshot, draft_now, hits, diagnosis)
-            return
+    if sequential:  # the seed's "before": every stage waits for the one before it (benchmark contrast)
+        draft_now = draft
+        if draft.draft_state != StageState.DONE:
+            draft_now = _stage_draft(run, snapshot, context_prefetch(sources))
+        hits = _retrieve(query)
+        diagnosis = _stage_diagnosis(run, snapshot)
+        _stage_tags(run, snapshot)
+        if draft_now is not None:
+            draft_now = _stage_qa(run, snapshot, draft_now, hits)
+            _stage_confidence(run, snapshot, draft_now, hits, diagnosis)
+        return
+    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="assist") as pool:
         hits_f = pool.submit(_in_thread, _retrieve, query)
         diagnosis_f = (
             pool.submit(_in_thread, _stage_diagnosis, run, snapshot)

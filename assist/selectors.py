@@ -7,14 +7,22 @@ from knowledge.models import KnowledgeChunk
 from tickets.models import Ticket
 
 
-def draft_current(ticket: Ticket) -> Draft | None:
-    """What the operator reviews: the live draft, else the newest one (failed, preparing or decided)."""
-    drafts = Draft.objects.filter(ticket=ticket).select_related("decided_by")
-    return drafts.filter(status=Draft.Status.GENERATED).first() or drafts.order_by("-id").first()
-
-
 def ticket_drafts(ticket: Ticket) -> list[Draft]:
+    """The ticket's drafts, newest first."""
     return list(Draft.objects.filter(ticket=ticket).select_related("decided_by").order_by("-id"))
+
+
+def draft_current(drafts: list[Draft]) -> Draft | None:
+    """What the operator reviews, from `ticket_drafts`: the live draft, else the newest one (failed,
+    preparing or decided)."""
+    return next((d for d in drafts if d.status == Draft.Status.GENERATED), drafts[0] if drafts else None)
+
+
+def latest_drafts_prefetch() -> Prefetch:
+    """Each ticket's drafts, newest first, as `ticket.draft_list` (id and status only): one query for a page."""
+    return Prefetch(
+        "drafts", queryset=Draft.objects.order_by("-id").only("id", "ticket_id", "status"), to_attr="draft_list"
+    )
 
 
 def citations_resolve(drafts: list[Draft]) -> dict[tuple[str, int], dict]:
@@ -29,12 +37,13 @@ def citations_resolve(drafts: list[Draft]) -> dict[tuple[str, int], dict]:
     return {(r["document__doc_id"], r["index"]): {"title": r["document__title"], "text": r["text"]} for r in rows}
 
 
+def citations_with_text(draft: Draft, chunks: dict[tuple[str, int], dict]) -> list[dict]:
+    """The draft's citations with the title and chunk text from `citations_resolve`."""
+    return [{**c, **chunks.get((c["doc_id"], c["chunk"]), {})} for c in draft.citations]
+
+
 def ops_ticket_list(*, status: str | None = None, category: str | None = None):
     """Tickets for operators with their newest draft's status, in a constant number of queries."""
     from tickets.selectors import ticket_list
 
-    return ticket_list(status=status, category=category).prefetch_related(
-        Prefetch(
-            "drafts", queryset=Draft.objects.order_by("-id").only("id", "ticket_id", "status"), to_attr="draft_list"
-        )
-    )
+    return ticket_list(status=status, category=category).prefetch_related(latest_drafts_prefetch())
