@@ -1,13 +1,12 @@
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
-from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from actions.models import ActionRecord
 from actions.selectors import action_record_list
 from actions.services import action_decide
-from common.apis import CustomerThrottle, IsCustomer
+from common.apis import CustomerThrottle, IsCustomer, IsStaff
 from tickets.apis import TicketOutputSerializer
 from tickets.selectors import customer_ticket_list
 
@@ -60,7 +59,7 @@ class RequestListApi(APIView):
 class OpsActionDecideApi(APIView):
     """Staff-only: approve or reject a pending refund/cancel. The service checks the `decide` permission."""
 
-    permission_classes = [IsAdminUser]
+    permission_classes = [IsStaff]
 
     @extend_schema_serializer(component_name="OpsActionDecideInput")
     class InputSerializer(serializers.Serializer):

@@ -5,13 +5,13 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
-from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assist.models import Draft
 from assist.selectors import citations_resolve, citations_with_text, ops_ticket_list, ticket_drafts
 from assist.services import draft_apply, draft_reject
+from common.apis import IsStaff
 from tickets.models import Ticket
 from tickets.selectors import ticket_get
 
@@ -24,10 +24,6 @@ class OpsPagination(LimitOffsetPagination):
 class OpsPaginationParams(serializers.Serializer):
     limit = serializers.IntegerField(required=False, min_value=1, max_value=OpsPagination.max_limit)
     offset = serializers.IntegerField(required=False, min_value=0)
-
-
-class IsStaff(IsAdminUser):
-    message = "운영자 계정으로만 사용할 수 있습니다."
 
 
 class StageSerializer(serializers.Serializer):

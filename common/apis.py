@@ -17,7 +17,7 @@ def exception_handler(exc, context):
     return drf_exception_handler(exc, context)
 
 
-from rest_framework.permissions import BasePermission  # noqa: E402
+from rest_framework.permissions import BasePermission, IsAdminUser  # noqa: E402
 from rest_framework.throttling import UserRateThrottle  # noqa: E402
 
 
@@ -35,6 +35,13 @@ class IsCustomer(BasePermission):
             return False
         request.customer = customer
         return True
+
+
+class IsStaff(IsAdminUser):
+    """Staff-only endpoints (`/api/ops/`): each decision is also checked against the operator's permission
+    by its service."""
+
+    message = "운영자 계정으로만 사용할 수 있습니다."
 
 
 class CustomerThrottle(UserRateThrottle):

@@ -85,18 +85,6 @@ def worker_database_url(settings_dict: dict) -> str:
     raise RuntimeError(f"unsupported database engine for a test worker: {engine}")
 
 
-def _redis_available(url: str) -> bool:
-    import redis
-
-    client = redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
-    try:
-        return bool(client.ping())
-    except Exception:
-        return False
-    finally:
-        client.close()
-
-
 def _reset_celery_pools(app) -> None:
     """Drop cached broker connections so the next send/broadcast uses the current broker_url."""
     app._pool = None
@@ -193,7 +181,9 @@ def _start(settings, queue: str, extra_env: dict[str, str] | None = None) -> sub
 
 
 def _require_redis() -> None:
-    if not _redis_available(TEST_BROKER_URL):
+    from ops.checks import redis_check
+
+    if not redis_check(TEST_BROKER_URL, timeout_s=1).ok:
         message = f"celery_worker needs Redis at {TEST_BROKER_URL}"
         if os.environ.get("CI") == "true":
             pytest.fail(message)

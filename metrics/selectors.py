@@ -37,7 +37,7 @@ from tickets.models import Ticket
 
 STAGES = Draft.STAGES
 LATENCIES = (("to_draft", "draft_at"), ("to_qa", "qa_at"), ("to_confidence", "confidence_at"))
-MONEY_KINDS = (ActionRecord.Kind.REFUND, ActionRecord.Kind.CANCEL)
+MONEY_KINDS = ActionRecord.MONEY_KINDS
 ESCALATION_SOURCES = (Ticket.Source.AGENT, Ticket.Source.CHAT_FAILURE)
 DECIDED = (Draft.Status.APPLIED, Draft.Status.REJECTED)
 FAILED_DRAFT = Q(status=Draft.Status.FAILED) | Q(
