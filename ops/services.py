@@ -26,6 +26,7 @@ from django.db.models.functions import Substr
 from tqdm import tqdm
 
 from actions.models import ActionEvent, ActionRecord, ReasonCategory
+from actions.policy import DEFECT_DAYS, RETURN_DAYS
 from common.clock import today
 from orders.models import Customer, Order, ProductOption
 from orders.services import shop_fixture_load, shop_fixture_read
@@ -37,8 +38,6 @@ CUSTOMER_PREFIX = "S"
 CUSTOMER_ID_REGEX = r"^S[0-9]{8}$"
 ORDER_ID_REGEX = r"^HR[0-9]{16}$"
 ORDER_SEQ_START = 11  # 1-based position of the sequence in HR + YYYYMMDD + NNNNNNNN
-REFUND_WINDOW_DAYS = 30  # defect / wrong item; change of mind is 7 (actions.policy)
-CHANGE_OF_MIND_DAYS = 7
 MAX_ORDER_AGE_DAYS = 365
 
 SURNAMES = "김이박최정강조윤장임한오서신권황안송류홍"
@@ -359,7 +358,7 @@ def _pending_refunds(count: int, on: date, rng: random.Random, batch: int, progr
         Order.objects.filter(
             order_id__regex=ORDER_ID_REGEX,
             status=Order.Status.DELIVERED,
-            delivered_at__gte=on - timedelta(days=REFUND_WINDOW_DAYS),
+            delivered_at__gte=on - timedelta(days=DEFECT_DAYS),
             delivered_at__lte=on,
         )
         .exclude(order_id__in=busy)
@@ -368,7 +367,7 @@ def _pending_refunds(count: int, on: date, rng: random.Random, batch: int, progr
     )
     if len(candidates) < count:
         raise ValueError(
-            f"only {len(candidates)} synthetic orders delivered in the last {REFUND_WINDOW_DAYS} days without an "
+            f"only {len(candidates)} synthetic orders delivered in the last {DEFECT_DAYS} days without an "
             f"open refund; asked for {count} pending refunds (generate more orders)"
         )
     chosen = sorted(rng.sample(candidates, count))
@@ -383,7 +382,7 @@ def _pending_refunds(count: int, on: date, rng: random.Random, batch: int, progr
             )
             records = []
             for order_id, customer_id, delivered_at, amount, product_name, option_label in details:
-                recent = (on - delivered_at).days <= CHANGE_OF_MIND_DAYS
+                recent = (on - delivered_at).days <= RETURN_DAYS
                 category = rng.choice(
                     list(REFUND_REASONS) if recent else [ReasonCategory.DEFECT, ReasonCategory.WRONG_ITEM]
                 )
