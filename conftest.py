@@ -78,4 +78,6 @@ def c003_api(c003):
     token, _ = Token.objects.get_or_create(user=c003.user)
     client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
     return client
+
+
 from common.testing_celery import celery_worker, celery_worker_factory  # noqa: E402,F401

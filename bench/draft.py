@@ -1,6 +1,6 @@
 """Part 1 — the draft critical path: inquiries through a real Celery worker, timed by the draft rows.
 
-Every inquiry is opened with `tickets.services.ticket_create`, which enqueues `assist.generate_draft` on
+Every inquiry is opened with `tickets.services.ticket_create`, which enqueues `drafts.generate_draft` on
 commit: the measured path is the product's. One inquiry at a time, so no figure includes queueing.
 """
 
@@ -53,7 +53,7 @@ FIELDS = (
 
 
 def finished(row: dict) -> bool:
-    from assist.models import Draft, StageState
+    from drafts.models import Draft, StageState
 
     if row["status"] == Draft.Status.FAILED:
         return True
@@ -69,7 +69,7 @@ def finished(row: dict) -> bool:
 
 def poll(ticket_ids: list[int]) -> dict[int, dict]:
     """Finished drafts of these tickets, by ticket id."""
-    from assist.models import Draft
+    from drafts.models import Draft
 
     rows = Draft.objects.filter(ticket_id__in=ticket_ids).values(*FIELDS)
     return {row["ticket_id"]: row for row in rows if finished(row)}

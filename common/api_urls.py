@@ -7,8 +7,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from actions.apis import OpsActionDecideApi, RequestListApi
-from assist.apis import OpsDraftApplyApi, OpsDraftRejectApi, OpsTicketDetailApi, OpsTicketListApi
 from chat.apis import ChatTurnApi, ConversationDetailApi
+from drafts.apis import OpsDraftApplyApi, OpsDraftRejectApi, OpsTicketDetailApi, OpsTicketListApi
 from orders.apis import OrderListApi, ProductDetailApi
 from tickets.apis import TicketDetailApi, TicketListCreateApi, TicketMessageCreateApi
 

@@ -11,9 +11,9 @@ from orders.services import DemoAccounts, demo_accounts_ensure, shop_fixture_loa
 
 # Rows that activity creates, deleted by reset (children first). Apps not installed are skipped.
 ACTIVITY_MODELS = (
-    "assist.DeadLetter",
-    "assist.TicketLease",
-    "assist.Draft",
+    "drafts.DeadLetter",
+    "drafts.TicketLease",
+    "drafts.Draft",
     "chat.ChatMessage",
     "chat.Conversation",
     "llm.LLMCall",
@@ -81,7 +81,7 @@ def demo_inquiries_seed(*, progress=iter) -> int:
 
 
 def _draft_times_backdate(ticket_id: int) -> None:
-    from assist.models import Draft
+    from drafts.models import Draft
 
     for draft in Draft.objects.filter(ticket_id=ticket_id, draft_at__isnull=False, created_at__gt=F("input_at")):
         shift = draft.created_at - draft.input_at

@@ -51,7 +51,8 @@ import pytest
 
 __all__ = ["TEST_BROKER_URL", "celery_worker", "celery_worker_factory", "worker_database_url"]
 
-TEST_BROKER_URL = "redis://127.0.0.1:6379/15"
+# CS_TEST_REDIS_URL lets two checkouts run their worker tests side by side without sharing a queue.
+TEST_BROKER_URL = os.environ.get("CS_TEST_REDIS_URL") or "redis://127.0.0.1:6379/15"
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 10.0
 # Settings the worker should share with the test process, passed as environment variables.

@@ -28,9 +28,9 @@ from django.db.models import Case, Count, F, IntegerField, Min, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 
 from actions.models import ActionRecord
-from assist.models import DeadLetter, Draft, StageState
 from chat.models import ChatMessage, ToolCall
 from common.clock import SEOUL
+from drafts.models import DeadLetter, Draft, StageState
 from metrics import stats
 from metrics.policy import day_bounds, local_day, report_days
 from tickets.models import Ticket

@@ -60,6 +60,7 @@ SENSITIVE_KEYS = frozenset(
     }
 )
 
+
 def redact_text(text: str) -> str:
     """Credentials and personal data, with the same patterns the diagnosis uses (`common.redaction`);
     tracebacks and hosts stay: they are what an engineer reads a log for."""

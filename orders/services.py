@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 
 OPERATOR_USERNAME = "operator"
 ADMIN_USERNAME = "admin"
-OPERATOR_APPS = ("orders", "actions", "tickets", "chat", "llm", "assist", "knowledge", "diagnostics", "metrics")
+OPERATOR_APPS = ("orders", "actions", "tickets", "chat", "llm", "drafts", "knowledge", "diagnostics", "metrics")
 
 
 def _date(value: str | None) -> date | None:

@@ -9,6 +9,7 @@ mkdir -p test-artifacts
 
 echo "== lint: ruff"
 "$PY" -m ruff check .
+"$PY" -m ruff format --check .
 
 pg_up() {
   "$PY" - "$PG_URL" <<'PYEOF'

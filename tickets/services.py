@@ -26,7 +26,7 @@ def parse_category(value: object) -> str:
 
 def _draft_after_commit(ticket: Ticket, message: TicketMessage) -> None:
     """The reply-draft pipeline starts only once the customer's words are committed."""
-    from assist.tasks import generate_draft_task
+    from drafts.tasks import generate_draft_task
 
     ids = (ticket.pk, message.pk)
     transaction.on_commit(lambda: generate_draft_task.delay(*ids))

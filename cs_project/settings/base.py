@@ -51,7 +51,7 @@ INSTALLED_APPS = [
     "chat",
     "knowledge",
     "diagnostics",
-    "assist",
+    "drafts",
     "web",
     "ops",
 ]
@@ -140,7 +140,7 @@ CS_TODAY = env("CS_TODAY")
 CS_DEMO_PASSWORD = env("CS_DEMO_PASSWORD", "demo1234")
 FIXTURES_DIR = BASE_DIR / "fixtures"
 
-# --- Operator assist -----------------------------------------------------------------------------
+# --- Operator drafts -----------------------------------------------------------------------------
 # Off: no new AI processing at all (and nothing falls back to another path).
 CS_AI_DRAFTS_ENABLED = env_bool("CS_AI_DRAFTS_ENABLED", True)
 # On: every pipeline stage waits for the previous one (the benchmark's "before" contrast only).
@@ -206,9 +206,7 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "cs-desk"}
-}
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "cs-desk"}}
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 

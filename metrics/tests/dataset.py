@@ -40,9 +40,9 @@ from datetime import datetime, timedelta
 from django.contrib.auth import get_user_model
 
 from actions.models import ActionRecord
-from assist.models import DeadLetter, Draft, StageState
 from chat.models import ChatMessage, Conversation, ToolCall
 from common.clock import SEOUL
+from drafts.models import DeadLetter, Draft, StageState
 from orders.models import Customer, Order, Product, ProductOption
 from tickets.models import Ticket, TicketMessage
 

@@ -8,9 +8,9 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from assist.models import Draft
-from assist.policy import edit_ratio
-from assist.services import draft_apply, draft_reject
+from drafts.models import Draft
+from drafts.policy import edit_ratio
+from drafts.services import draft_apply, draft_reject
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -4,6 +4,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.recorder import MigrationRecorder
 
+from common.testing_celery import TEST_BROKER_URL
 from llm.testing import Fault, ScriptedModelServer
 from ops import checks
 
@@ -42,7 +43,7 @@ def test_redis_check_fails_with_a_clear_message_on_an_unused_port():
 
 @pytest.mark.redis
 def test_redis_check_passes_on_the_local_redis():
-    assert checks.redis_check("redis://127.0.0.1:6379/15", timeout_s=1).ok
+    assert checks.redis_check(TEST_BROKER_URL, timeout_s=1).ok
 
 
 def test_redis_check_never_prints_the_password():

@@ -85,7 +85,7 @@ def test_scripted_session_logs_events_but_no_personal_data(shop_knowledge, offli
     raw = caplog.text  # messages with their arguments, as any handler would receive them
     rendered = kv_output.getvalue()
     # The session did log, as key/value events.
-    for event in ("chat.turn", "ticket.created", "action.address_changed", "llm.call", "assist.done"):
+    for event in ("chat.turn", "ticket.created", "action.address_changed", "llm.call", "drafts.done"):
         assert f"event={event} " in rendered, event
     assert all(line.startswith("timestamp=") for line in rendered.splitlines() if line)
 

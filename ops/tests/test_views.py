@@ -3,6 +3,7 @@
 import pytest
 from django.test import Client
 
+from common.testing_celery import TEST_BROKER_URL
 from ops.checks import Check
 
 UNUSED_REDIS = "redis://127.0.0.1:6399/0"
@@ -26,7 +27,7 @@ def test_readyz_is_200_on_the_embedded_default(client, settings):
 @pytest.mark.redis
 @pytest.mark.django_db
 def test_readyz_checks_redis_when_configured(client, settings):
-    settings.REDIS_URL = "redis://127.0.0.1:6379/15"
+    settings.REDIS_URL = TEST_BROKER_URL
     response = client.get("/readyz")
     assert response.status_code == 200 and response.json()["checks"] == {"database": "ok", "redis": "ok"}
 

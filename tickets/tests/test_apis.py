@@ -3,7 +3,7 @@
 import pytest
 from rest_framework.test import APIClient
 
-from assist.models import Draft
+from drafts.models import Draft
 from tickets.models import Ticket, TicketMessage
 
 pytestmark = pytest.mark.django_db(transaction=True)

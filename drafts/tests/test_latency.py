@@ -11,9 +11,9 @@ from datetime import timedelta
 
 import pytest
 
-from assist import pipeline
-from assist.context import BUDGET_S
-from assist.models import Draft
+from drafts import pipeline
+from drafts.context import BUDGET_S
+from drafts.models import Draft
 from llm.offline import respond, structured_name
 from tickets.services import ticket_create
 

@@ -3,8 +3,8 @@
 import pytest
 from django.db import connection
 
-from assist.models import Draft
-from assist.pipeline import draft_generate
+from drafts.models import Draft
+from drafts.pipeline import draft_generate
 from orders.models import Customer
 from tickets.models import Ticket
 from tickets.services import ticket_create, ticket_message_add

@@ -3,8 +3,8 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from assist.services import drafts_regenerate
 from common.numbering import parse_number
+from drafts.services import drafts_regenerate
 
 
 class Command(BaseCommand):

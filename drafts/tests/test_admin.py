@@ -6,7 +6,7 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 from django.utils.html import escape
 
-from assist.models import Draft
+from drafts.models import Draft
 from tickets.models import TicketMessage
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -105,6 +105,6 @@ def test_failed_stage_is_shown_and_retried_from_the_admin(operator_client, c005,
 
 def test_draft_list_and_queue_query_counts_stay_flat(operator_client, live_draft, django_assert_max_num_queries):
     with django_assert_max_num_queries(12):
-        assert operator_client.get(reverse("admin:assist_draft_changelist")).status_code == 200
+        assert operator_client.get(reverse("admin:drafts_draft_changelist")).status_code == 200
     with django_assert_max_num_queries(12):
         assert operator_client.get(reverse("admin:tickets_ticket_changelist")).status_code == 200

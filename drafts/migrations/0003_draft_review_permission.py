@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('assist', '0002_dead_letter'),
+        ('drafts', '0002_dead_letter'),
     ]
 
     operations = [

@@ -11,7 +11,7 @@ def c005(shop_knowledge):
 @pytest.fixture
 def live_draft(c005, offline_model):
     """An error inquiry from C005 with its GENERATED draft (built by the offline model after commit)."""
-    from assist.models import Draft
+    from drafts.models import Draft
     from tickets.services import ticket_create
 
     ticket = ticket_create(

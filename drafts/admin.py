@@ -8,17 +8,17 @@ from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirec
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 
-from assist.models import DeadLetter, Draft, StageState
-from assist.selectors import (
+from common.admin import ReadOnlyAdmin
+from common.errors import DomainError
+from drafts.models import DeadLetter, Draft, StageState
+from drafts.selectors import (
     citations_resolve,
     citations_with_text,
     draft_current,
     latest_drafts_prefetch,
     ticket_drafts,
 )
-from assist.services import REVIEW_PERMISSION, draft_apply, draft_reject, drafts_regenerate
-from common.admin import ReadOnlyAdmin
-from common.errors import DomainError
+from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject, drafts_regenerate
 from tickets.admin import TicketAdmin
 from tickets.models import Tag, Ticket
 
@@ -77,7 +77,7 @@ def draft_review_context(draft: Draft | None, chunks: dict) -> dict:
 
 
 class TicketReviewAdmin(TicketAdmin):
-    change_form_template = "admin/assist/ticket_review.html"
+    change_form_template = "admin/drafts/ticket_review.html"
     filter_horizontal = ("tags",)
     list_display = (*TicketAdmin.list_display, "draft_status")
 

@@ -15,11 +15,11 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from assist import prompts
-from assist.context import context_prefetch, context_sources
-from assist.locks import ticket_lease
-from assist.models import Draft, StageState
-from assist.schemas import ConfidenceOutput, DraftOutput, QAOutput, TagsOutput
+from drafts import prompts
+from drafts.context import context_prefetch, context_sources
+from drafts.locks import ticket_lease
+from drafts.models import Draft, StageState
+from drafts.schemas import ConfidenceOutput, DraftOutput, QAOutput, TagsOutput
 from llm import client as llm
 from llm.errors import LLMError
 from tickets.models import Tag, Ticket, TicketMessage
@@ -136,7 +136,7 @@ def _stage_qa(run: Run, snapshot: list[dict], draft: Draft, hits: list) -> Draft
 
     kept, dropped = validate_citations([c.model_dump() for c in out.citations], hits)
     if dropped:
-        log.warning("assist.citation_dropped draft_id=%s count=%d", run.draft_id, len(dropped))
+        log.warning("drafts.citation_dropped draft_id=%s count=%d", run.draft_id, len(dropped))
     return _fenced_write(
         run,
         corrected_body=out.corrected_body,
@@ -250,7 +250,7 @@ def _claim(ticket: Ticket, message: TicketMessage, *, retry_failed: bool) -> Dra
 def draft_generate(*, ticket_id: int, message_id: int, retry_failed: bool = False) -> str:
     """Run the pipeline; returns an outcome code for logs and tests. Raises LeaseBusy to be retried."""
     if not getattr(settings, "CS_AI_DRAFTS_ENABLED", True):
-        log.info("assist.disabled ticket_id=%s message_id=%s", ticket_id, message_id)
+        log.info("drafts.disabled ticket_id=%s message_id=%s", ticket_id, message_id)
         return "disabled"
     message = (
         TicketMessage.objects.select_related("ticket")
@@ -258,7 +258,7 @@ def draft_generate(*, ticket_id: int, message_id: int, retry_failed: bool = Fals
         .first()
     )
     if message is None:
-        log.warning("assist.missing ticket_id=%s message_id=%s", ticket_id, message_id)
+        log.warning("drafts.missing ticket_id=%s message_id=%s", ticket_id, message_id)
         return "missing"
     with ticket_lease(ticket_id) as held:
         if not held:
@@ -282,9 +282,9 @@ def draft_generate(*, ticket_id: int, message_id: int, retry_failed: bool = Fals
         try:
             _execute(run, draft, snapshot, sequential=getattr(settings, "CS_AI_PIPELINE_SEQUENTIAL", False))
         except Stale:
-            log.info("assist.stale ticket_id=%s message_id=%s draft_id=%s", ticket_id, message_id, draft.pk)
+            log.info("drafts.stale ticket_id=%s message_id=%s draft_id=%s", ticket_id, message_id, draft.pk)
             return "stale"
-    log.info("assist.done ticket_id=%s message_id=%s draft_id=%s", ticket_id, message_id, draft.pk)
+    log.info("drafts.done ticket_id=%s message_id=%s draft_id=%s", ticket_id, message_id, draft.pk)
     return "done"
 
 
@@ -302,7 +302,7 @@ def _execute(run: Run, draft: Draft, snapshot: list[dict], *, sequential: bool) 
             draft_now = _stage_qa(run, snapshot, draft_now, hits)
             _stage_confidence(run, snapshot, draft_now, hits, diagnosis)
         return
-    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="assist") as pool:
+    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="drafts") as pool:
         hits_f = pool.submit(_in_thread, _retrieve, query)
         diagnosis_f = (
             pool.submit(_in_thread, _stage_diagnosis, run, snapshot)

@@ -7,8 +7,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assist.models import Draft
 from common.redaction import find_sensitive
+from drafts.models import Draft
 from llm.offline import respond, structured_name
 from tickets.models import Ticket, TicketMessage
 from tickets.services import ticket_create

@@ -8,10 +8,10 @@ from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assist.models import Draft
-from assist.selectors import citations_resolve, citations_with_text, ops_ticket_list, ticket_drafts
-from assist.services import draft_apply, draft_reject
 from common.apis import IsStaff
+from drafts.models import Draft
+from drafts.selectors import citations_resolve, citations_with_text, ops_ticket_list, ticket_drafts
+from drafts.services import draft_apply, draft_reject
 from tickets.models import Ticket
 from tickets.selectors import ticket_get
 

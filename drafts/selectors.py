@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.db.models import Prefetch, Q
 
-from assist.models import Draft
+from drafts.models import Draft
 from knowledge.models import KnowledgeChunk
 from tickets.models import Ticket
 

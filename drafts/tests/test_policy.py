@@ -1,6 +1,6 @@
 import pytest
 
-from assist.policy import edit_distance, edit_ratio, normalise_reply
+from drafts.policy import edit_distance, edit_ratio, normalise_reply
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from assist.models import Draft
+from drafts.models import Draft
 from tickets.models import Ticket
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -50,13 +50,13 @@ def ticket_lease(ticket_id: int, *, lease_s: int | None = None) -> Iterator[bool
         yield acquired
     finally:
         if acquired:
-            from assist.models import TicketLease
+            from drafts.models import TicketLease
 
             TicketLease.objects.filter(ticket_id=ticket_id, holder=holder).delete()
 
 
 def _db_acquire(ticket_id: int, holder: str, lease_s: int) -> bool:
-    from assist.models import TicketLease
+    from drafts.models import TicketLease
 
     now = timezone.now()
     expires = now + timedelta(seconds=lease_s)

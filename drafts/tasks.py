@@ -5,13 +5,13 @@ import time
 
 from celery import shared_task
 
-from assist.pipeline import LeaseBusy, draft_generate
+from drafts.pipeline import LeaseBusy, draft_generate
 
 log = logging.getLogger(__name__)
 
 
 @shared_task(
-    name="assist.generate_draft",
+    name="drafts.generate_draft",
     bind=True,
     acks_late=True,
     reject_on_worker_lost=True,
@@ -26,7 +26,7 @@ def generate_draft_task(self, ticket_id: int, message_id: int, retry_failed: boo
     operators see and `regenerate_drafts --failed` retries. A killed worker is not a give-up: the
     message is rejected back to the broker and redelivered.
     """
-    from assist.services import dead_letter_record, dead_letters_resolve
+    from drafts.services import dead_letter_record, dead_letters_resolve
 
     try:
         outcome = draft_generate(ticket_id=ticket_id, message_id=message_id, retry_failed=retry_failed)

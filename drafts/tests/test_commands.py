@@ -5,9 +5,9 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from assist.locks import ticket_lease
-from assist.models import DeadLetter, Draft
-from assist.tasks import generate_draft_task
+from drafts.locks import ticket_lease
+from drafts.models import DeadLetter, Draft
+from drafts.tasks import generate_draft_task
 from llm.offline import respond
 from llm.testing import Fault
 from tickets.services import ticket_create

@@ -17,19 +17,19 @@ def _warm_up(**_kwargs) -> None:
         warm_up()
         retrieve("배송")
     except Exception as exc:  # a worker must start even when the index is not built yet
-        log.warning("assist.warm_up_failed error=%s", type(exc).__name__)
+        log.warning("drafts.warm_up_failed error=%s", type(exc).__name__)
     finally:
         connection.close()
 
 
-class AssistConfig(AppConfig):
-    name = "assist"
+class DraftsConfig(AppConfig):
+    name = "drafts"
     verbose_name = "상담 보조(답변 초안)"
 
     def ready(self) -> None:
         from celery.signals import worker_process_init, worker_ready
 
-        from assist import offline_handlers  # noqa: F401  (registers the built-in model's structured replies)
+        from drafts import offline_handlers  # noqa: F401  (registers the built-in model's structured replies)
 
-        worker_ready.connect(_warm_up, weak=False, dispatch_uid="assist.warm_up")  # solo / threads pools
-        worker_process_init.connect(_warm_up, weak=False, dispatch_uid="assist.warm_up_child")  # prefork children
+        worker_ready.connect(_warm_up, weak=False, dispatch_uid="drafts.warm_up")  # solo / threads pools
+        worker_process_init.connect(_warm_up, weak=False, dispatch_uid="drafts.warm_up_child")  # prefork children

@@ -13,8 +13,8 @@ import time
 import pytest
 from django.db import transaction
 
-from assist.models import Draft
-from assist.tasks import generate_draft_task
+from drafts.models import Draft
+from drafts.tasks import generate_draft_task
 from llm.offline import respond, structured_name
 from orders.models import Customer
 from tickets.models import TicketMessage
@@ -42,7 +42,7 @@ def task_outcomes(worker) -> list[str]:
     """What each finished run returned, from the worker's own log ('... succeeded in 0.1s: 'done'')."""
     outcomes = []
     for line in worker.log_path.read_text(errors="replace").splitlines():
-        if "assist.generate_draft[" in line and "succeeded in" in line:
+        if "drafts.generate_draft[" in line and "succeeded in" in line:
             outcomes.append(line.rsplit(":", 1)[-1].strip().strip("'\"").split("'")[0])
     return outcomes
 

@@ -151,5 +151,5 @@ def context_prefetch(sources: dict[str, Callable[[], object]], *, budget_s: floa
     report["elapsed_ms"] = int((time.monotonic() - started) * 1000)
     missing = [n for n in order if report[n] != "ok"]
     if missing:
-        log.warning("assist.context_partial missing=%s elapsed_ms=%s", ",".join(missing), report["elapsed_ms"])
+        log.warning("drafts.context_partial missing=%s elapsed_ms=%s", ",".join(missing), report["elapsed_ms"])
     return context, report

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('assist', '0001_initial'),
+        ('drafts', '0001_initial'),
         ('tickets', '0002_tag_ticket_tags'),
     ]
 

@@ -3,9 +3,9 @@
 import pytest
 from django.contrib.auth import get_user_model
 
-from assist.models import Draft
-from assist.services import draft_apply, draft_reject
 from common.errors import InvalidState, PermissionDenied
+from drafts.models import Draft
+from drafts.services import draft_apply, draft_reject
 from tickets.models import Ticket, TicketMessage
 from tickets.services import ticket_message_add
 

@@ -10,16 +10,16 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from assist import policy
-from assist.models import DeadLetter, Draft
 from common.errors import InvalidState, NotFound, PermissionDenied
+from drafts import policy
+from drafts.models import DeadLetter, Draft
 from tickets.models import Tag, Ticket, TicketMessage
 from tickets.selectors import ticket_latest_customer_message_id, with_latest_customer_message
 from tickets.services import BODY_MAX
 
 log = logging.getLogger(__name__)
 
-REVIEW_PERMISSION = "assist.review"
+REVIEW_PERMISSION = "drafts.review"
 
 
 def _require_reviewer(actor: AbstractBaseUser | None) -> None:
@@ -177,7 +177,7 @@ def drafts_regenerate(
     *, ticket_id: int | None = None, failed_only: bool = False, progress: Callable[[Iterable], Iterable] = iter
 ) -> RegenerateReport:
     """Queue (or, in embedded mode, run) the pipeline for each target, retrying failed stages."""
-    from assist.tasks import generate_draft_task
+    from drafts.tasks import generate_draft_task
 
     report = RegenerateReport()
     targets = regenerate_targets(ticket_id=ticket_id, failed_only=failed_only)

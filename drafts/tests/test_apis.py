@@ -4,7 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from actions.models import ActionRecord
-from assist.models import Draft
+from drafts.models import Draft
 from tickets.models import TicketMessage
 
 pytestmark = pytest.mark.django_db(transaction=True)
