@@ -25,6 +25,7 @@ from openai.types.chat import ChatCompletion
 
 from llm import offline
 from llm.errors import LLMError, LLMUnavailable
+from llm.masking import mask_messages
 from llm.models import LLMCall
 from llm.wire import STRUCTURED_NAME_PREFIX
 
@@ -377,10 +378,11 @@ def _record(
 
 
 def _wire_messages(messages: list[dict]) -> list[dict]:
-    """Messages as the API accepts them: OpenAI rejects an assistant message with `tool_calls: []`,
-    which is what `ChatResult.message` holds for a plain reply."""
+    """Messages as the API accepts them, masked (`llm.masking`: the one choke point before the wire).
+    OpenAI rejects an assistant message with `tool_calls: []`, which is what `ChatResult.message` holds
+    for a plain reply."""
     wire = []
-    for message in messages:
+    for message in mask_messages(messages):
         if "tool_calls" in message and not message["tool_calls"]:
             message = {key: value for key, value in message.items() if key != "tool_calls"}
         wire.append(message)

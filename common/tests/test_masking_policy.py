@@ -233,3 +233,7 @@ def test_redact_obj_masks_address_and_account_keys_whole():
 def test_redact_known_replaces_free_form_values_that_match_no_pattern():
     summary = "운동화 배송지를 '우리집 현관 앞'(으)로 변경"
     assert redact_known(summary, ["우리집 현관 앞", None, ""]) == f"운동화 배송지를 '{ADDRESS}'(으)로 변경"
+
+
+def test_an_address_followed_by_a_particle_is_masked_whole():
+    assert redact("서울시 마포구 양화로 45 101호로 바꿔 주세요") == f"{ADDRESS}로 바꿔 주세요"
