@@ -39,6 +39,15 @@ ADDRESS = "[주소]"
 RRN = "[주민등록번호]"
 ACCOUNT = "[계좌번호]"
 
+MARKERS = (TOKEN, PASSWORD, CARD, PHONE, EMAIL, INTERNAL_URL, IP_ADDRESS, STACK, ADDRESS, RRN, ACCOUNT)
+
+
+def has_marker(text: str) -> bool:
+    """Does `text` carry a mask placeholder? A model that copies one into a tool argument must be refused,
+    not obeyed (an order's address must never become "[주소]")."""
+    return any(marker in text for marker in MARKERS)
+
+
 # The kinds a caller may ask `redact` to leave in place; there is exactly one (see the module docstring).
 ADDRESS_KIND = "address"
 MODEL_EXCEPTIONS = frozenset({ADDRESS_KIND})
