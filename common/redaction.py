@@ -54,7 +54,7 @@ MODEL_EXCEPTIONS = frozenset({ADDRESS_KIND})
 
 # Left edge of a number or e-mail: not glued to a letter, digit or dash (HR20260721001 stays), but a JSON
 # escape right before it (`\n010-...` inside an encoded string) still counts as an edge.
-_EDGE = r"(?:(?<=\\[nrt])|(?<![\\A-Za-z0-9+-]))"
+_EDGE = r"(?=\d)(?:(?<=\\[nrt])|(?<![\\A-Za-z0-9+-]))"  # (?=\d) first: fails fast on most positions
 _END = r"(?![A-Za-z0-9-])"
 
 # --- stack traces -------------------------------------------------------------------------------------------
@@ -130,7 +130,7 @@ _CARD_STRICT = re.compile(
     _EDGE + r"(?:\d{4}([ -]?)\d{4}\1\d{4}\1\d{4}(?:\1\d{3})?|\d{4}([ -]?)\d{6}\2\d{4,5}|\d{13,19})" + _END
 )
 _PHONE = re.compile(
-    r"(?:(?<=\\[nrt])|(?<![\\A-Za-z0-9+-]))(?:"
+    r"(?=[+0])(?:(?<=\\[nrt])|(?<![\\A-Za-z0-9+-]))(?:"
     r"(?:\+82[ -]?(?:\(0\))?|0)1[016789][ .-]?\d{3,4}[ .-]?\d{4}"  # mobile: 010-1234-5678, 01012345678, +82 10 ...
     r"|(?:\+82[ -]?(?:\(0\))?|0)(?:2|[3-6][1-5]|70)[ .-]\d{3,4}[ .-]\d{4}"  # landline / 070, separators required
     r")" + _END
@@ -142,7 +142,8 @@ _ACCOUNT_GROUPED = re.compile(_EDGE + r"\d{2,6}(?:-\d{2,7}){2,3}" + _END)
 # ids like HR20260721001 are glued to letters and amounts like 38,000원 use commas, so neither matches.
 _CARD = re.compile(_EDGE + r"\d(?:[ -]?\d){12,18}" + _END)
 _EMAIL = re.compile(
-    r"(?:(?<=\\[nrt])|(?<![\\A-Za-z0-9._%+-]))[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
+    r"(?=[A-Za-z0-9._%+-])(?:(?<=\\[nrt])|(?<![\\A-Za-z0-9._%+-]))"
+    r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
 )
 
 # Street addresses, 도로명 (서울특별시 송파구 올림픽로 300, 101동 1502호; 송파구 올림픽로35가길 10) and 지번
@@ -167,7 +168,7 @@ _DETAIL = (
     r"|[가-힣A-Za-z0-9]{0,12}(?:아파트|빌라|맨션|타워|오피스텔|빌딩|하이츠|캐슬|자이|래미안|푸르지오|힐스테이트|아이파크)))*"
 )
 _ADDRESS = re.compile(
-    rf"(?:{_SIDO}\s+(?:{_SIGUNGU}\s+){{0,2}}|(?:{_SIGUNGU}\s+){{1,3}})(?:{_EUPMYEON}\s+)?"
+    rf"(?=[가-힣])(?:{_SIDO}\s+(?:{_SIGUNGU}\s+){{0,2}}|(?:{_SIGUNGU}\s+){{1,3}})(?:{_EUPMYEON}\s+)?"
     rf"(?:{_ROAD}|{_DONGRI})\s*(?:지하\s*)?(?:산\s*)?\d{{1,5}}(?:-\d{{1,4}})?(?:\s*번지)?{_NOT_COUNT}{_DETAIL}"
 )
 

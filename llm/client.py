@@ -5,6 +5,7 @@ off (`max_retries=0`) so a failing model costs two requests, never six. Every at
 `LLMCall` row and one log line, without message bodies. With neither `OPENAI_API_KEY` nor
 `OPENAI_BASE_URL` set, the same client talks to the built-in deterministic model in `llm.offline`
 through an in-process transport, so everything above the wire behaves as with a real model.
+Every message is masked (`llm.masking`, the project's one policy) on its way out, whoever built it.
 """
 
 from __future__ import annotations
