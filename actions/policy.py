@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from actions.models import ActionRecord, ReasonCategory
+from common.redaction import has_marker
 from orders.models import Order
 
 S = Order.Status
@@ -70,6 +71,9 @@ def normalize_address(value: object) -> tuple[str | None, str]:
         return None, "새 배송지가 너무 짧습니다. 도로명과 상세주소까지 알려 주세요."
     if len(text) > ADDRESS_MAX_LEN:
         return None, f"새 배송지가 너무 깁니다({ADDRESS_MAX_LEN}자 이내)."
+    if has_marker(text):
+        # The model sees addresses masked outside the customer's current message; it must not copy a mask.
+        return None, "가려진 주소로는 바꿀 수 없습니다. 새 배송지를 이번 메시지에 다시 적어 주세요."
     return text, ""
 
 

@@ -5,6 +5,7 @@ from django.db.models import QuerySet
 from actions.models import ActionRecord
 from common.errors import NotFound
 from common.numbering import parse_number
+from common.redaction import ADDRESS, redact, redact_known
 from orders.models import Customer, Order
 
 
@@ -25,6 +26,17 @@ def customer_order_get(*, customer: Customer, order_id: object, for_update: bool
 
 def action_record_list(*, customer: Customer) -> QuerySet[ActionRecord]:
     return ActionRecord.objects.filter(customer=customer).select_related("order__product").order_by("-id")
+
+
+ADDRESS_DETAIL_KEYS = ("new_address", "old_address")
+
+
+def action_record_summary_masked(record: ActionRecord) -> str:
+    """The summary as a model may read it: the addresses it quotes are replaced whole (a typed address need
+    not match any address pattern), then the rest goes through the one masking policy."""
+    detail = record.detail if isinstance(record.detail, dict) else {}
+    known = [detail.get(key) for key in ADDRESS_DETAIL_KEYS if isinstance(detail.get(key), str)]
+    return redact(redact_known(record.summary, known, marker=ADDRESS))
 
 
 def action_record_get(*, number: str | int) -> ActionRecord:

@@ -17,7 +17,7 @@ from actions import services
 from actions.errors import Refused
 from actions.models import ActionRecord
 from actions.policy import days_since
-from actions.selectors import action_record_list
+from actions.selectors import action_record_list, action_record_summary_masked
 from common.actors import Actor
 from common.clock import today
 from common.errors import DomainError, NotFound
@@ -311,7 +311,7 @@ class ToolRegistry:
                     "kind": r.get_kind_display(),
                     "order_id": r.order_id,
                     "status": r.get_status_display(),
-                    "detail": r.summary,
+                    "detail": action_record_summary_masked(r),
                     "created_at": r.created_at.isoformat(timespec="minutes"),
                 }
                 for r in records

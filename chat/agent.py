@@ -6,7 +6,6 @@ Unknown tools, malformed JSON and invalid values go back to the model as tool er
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass, field
 
@@ -68,13 +67,7 @@ def run_agent(*, registry: ToolRegistry, messages: list[dict]) -> AgentOutcome:
             else:
                 tool_result = _execute(registry, name, function.get("arguments"))
                 outcome.calls.append(ExecutedCall(name, tool_result))
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": str(call.get("id") or f"call_{index}"),
-                    "content": json.dumps(tool_result, ensure_ascii=False),
-                }
-            )
+            messages.append(prompts.tool_turn(str(call.get("id") or f"call_{index}"), tool_result))
     else:
         outcome.bounded = True
     if outcome.bounded:

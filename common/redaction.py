@@ -1,10 +1,19 @@
-"""Remove credentials, personal data, internal addresses and raw stack traces from text. Pure.
+"""The one masking policy: credentials, personal data, internal addresses and raw stack traces. Pure.
 
 Two uses, one set of patterns:
-- `redact` (text that leaves for a model or a customer-facing screen, e.g. service events in a diagnosis):
-  everything below. Order matters: stack traces go first (their frames carry paths and hosts), then URLs (so
-  an internal URL is replaced whole before its query string is read as `token=...`), then credentials, card
-  numbers, phone numbers, e-mail and street addresses.
+- `redact` is THE policy for every text bound for a model (draft, QA, confidence, tags, diagnosis, context
+  summaries, chat) and for customer-facing screens. `llm.masking` applies it to every message just before the
+  wire, so a new prompt builder cannot forget it; builders that put JSON into a prompt mask the values first
+  (`redact_obj`), because escaped text (`\\n010-...`) is harder to read reliably after encoding.
+  It masks: phone numbers, e-mail, card numbers, bank account numbers, resident registration numbers
+  (주민등록번호, 외국인등록번호), street addresses (도로명 and 지번), tokens/keys/passwords, internal URLs and
+  hosts, IP addresses, stack traces. Order matters: stack traces go first (their frames carry paths and
+  hosts), then URLs (so an internal URL is replaced whole before its query string is read as `token=...`),
+  then credentials, then the numbers from most to least specific (resident number, account after a bank
+  word, card, phone, dash-grouped account, any other 13-19 digits), e-mail and street addresses.
+  The ONE exception (`MODEL_EXCEPTIONS`): `keep={"address"}` leaves street addresses in place. Only
+  `chat.prompts` asks for it, for the customer's current chat message, so the agent can pass a new
+  shipping address to change_shipping_address; see `llm.masking` for how that is scoped.
 - `redact_personal` (our own logs, where tracebacks and hosts are what an engineer needs): credentials and
   personal data only.
 Markers never match any pattern, so both are idempotent.
@@ -14,7 +23,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,6 +36,26 @@ INTERNAL_URL = "[내부URL]"
 IP_ADDRESS = "[IP주소]"
 STACK = "[스택트레이스 생략]"
 ADDRESS = "[주소]"
+RRN = "[주민등록번호]"
+ACCOUNT = "[계좌번호]"
+
+MARKERS = (TOKEN, PASSWORD, CARD, PHONE, EMAIL, INTERNAL_URL, IP_ADDRESS, STACK, ADDRESS, RRN, ACCOUNT)
+
+
+def has_marker(text: str) -> bool:
+    """Does `text` carry a mask placeholder? A model that copies one into a tool argument must be refused,
+    not obeyed (an order's address must never become "[주소]")."""
+    return any(marker in text for marker in MARKERS)
+
+
+# The kinds a caller may ask `redact` to leave in place; there is exactly one (see the module docstring).
+ADDRESS_KIND = "address"
+MODEL_EXCEPTIONS = frozenset({ADDRESS_KIND})
+
+# Left edge of a number or e-mail: not glued to a letter, digit or dash (HR20260721001 stays), but a JSON
+# escape right before it (`\n010-...` inside an encoded string) still counts as an edge.
+_EDGE = r"(?=\d)(?:(?<=\\[nrt])|(?<![\\A-Za-z0-9+-]))"  # (?=\d) first: fails fast on most positions
+_END = r"(?![A-Za-z0-9-])"
 
 # --- stack traces -------------------------------------------------------------------------------------------
 
@@ -83,27 +112,75 @@ _URL_USERINFO = re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+@")
 
 # --- personal data ------------------------------------------------------------------------------------------
 
-# 13-19 digits, optionally grouped by single spaces or dashes. Order ids like HR20260721001 are glued to
-# letters and amounts like 38,000원 use commas, so neither matches.
-_CARD = re.compile(r"(?<![A-Za-z0-9-])\d(?:[ -]?\d){12,18}(?![A-Za-z0-9-])")
+# 주민등록번호 / 외국인등록번호: YYMMDD, then 1-4 (citizens) or 5-8 (foreigners) and six more digits (or the
+# asterisks of a half-masked copy). The date must be a real month/day, so 13-digit counters rarely match.
+_RRN = re.compile(
+    _EDGE + r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])[ ]?[-–]?[ ]?[1-8](?:\d{6}|\d?\*{5,6}|\d{6}(?=\*))" + _END
+)
+# An account number right after a bank word: 10-16 digits, grouped or not (계좌 110123456789, 국민 123456-78-901234).
+_BANK_WORDS = (
+    r"계좌(?:번호)?|통장|은행|뱅크|입금|예금주|신한|국민|우리|하나|농협|기업|카카오|토스|케이뱅크|우체국|새마을|신협|수협"
+    r"|SC제일|씨티|IBK|KB|NH|bank|account|acct"
+)
+_ACCOUNT_AFTER_WORD = re.compile(
+    rf"(?P<word>{_BANK_WORDS})(?P<gap>[^\d\n]{{0,20}}?)(?P<num>(?<![\d-])\d[\d -]{{8,22}}\d){_END}", re.IGNORECASE
+)
+# Cards in their printed groupings (4-4-4-4, 4-4-4-4-3, Amex 4-6-5, Diners 4-6-4) or 13-19 digits in a row.
+_CARD_STRICT = re.compile(
+    _EDGE + r"(?:\d{4}([ -]?)\d{4}\1\d{4}\1\d{4}(?:\1\d{3})?|\d{4}([ -]?)\d{6}\2\d{4,5}|\d{13,19})" + _END
+)
 _PHONE = re.compile(
-    r"(?<![A-Za-z0-9+-])(?:"
+    r"(?=[+0])(?:(?<=\\[nrt])|(?<![\\A-Za-z0-9+-]))(?:"
     r"(?:\+82[ -]?(?:\(0\))?|0)1[016789][ .-]?\d{3,4}[ .-]?\d{4}"  # mobile: 010-1234-5678, 01012345678, +82 10 ...
     r"|(?:\+82[ -]?(?:\(0\))?|0)(?:2|[3-6][1-5]|70)[ .-]\d{3,4}[ .-]\d{4}"  # landline / 070, separators required
-    r")(?![A-Za-z0-9-])"
+    r")" + _END
 )
-_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
-# Road-name addresses: 서울특별시 송파구 올림픽로 300, 101동 1502호 / 경기도 성남시 분당구 판교역로 235.
+# Bank account numbers as banks print them: three or four dash-groups, 10-16 digits (110-123-456789,
+# 1002-123-456789, 123456-78-901234, 3333-01-1234567). Dates (2026-07-27) have 8 digits and stay.
+_ACCOUNT_GROUPED = re.compile(_EDGE + r"\d{2,6}(?:-\d{2,7}){2,3}" + _END)
+# Anything else of 13-19 digits, optionally grouped by single spaces or dashes (odd card groupings). Order
+# ids like HR20260721001 are glued to letters and amounts like 38,000원 use commas, so neither matches.
+_CARD = re.compile(_EDGE + r"\d(?:[ -]?\d){12,18}" + _END)
+_EMAIL = re.compile(
+    r"(?=[A-Za-z0-9._%+-])(?:(?<=\\[nrt])|(?<![\\A-Za-z0-9._%+-]))"
+    r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
+)
+
+# Street addresses, 도로명 (서울특별시 송파구 올림픽로 300, 101동 1502호; 송파구 올림픽로35가길 10) and 지번
+# (서울 송파구 잠실동 40-1; 경기도 양평군 양평읍 양근리 123번지). A 시·도 or at least one 시·군·구 comes first, then
+# a road (…로/…길, never the particle 으로) or a 동·리·가 with its number, then building details. A number that is
+# a count, a price or a date (3개, 2일, 5,000원) is not a street number.
+_SIDO = (
+    r"(?:서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충청북|충청남|충북|충남|전라북|전라남|전북|전남"
+    r"|경상북|경상남|경북|경남|제주)(?:특별자치시|특별자치도|특별시|광역시|도|시)?"
+)
+_SIGUNGU = r"[가-힣]{1,6}(?:시|군|구)"
+_EUPMYEON = r"[가-힣]{1,5}(?:읍|면)"
+_ROAD = r"[가-힣A-Za-z0-9·]{0,14}[가-힣A-Za-z0-9·](?<!으)(?:로|길)"
+_DONGRI = r"[가-힣0-9]{1,8}(?:동|리|가)"
+_NOT_COUNT = (
+    r"(?!\d|[,.]\d)(?!\s*(?:개|일|원|명|시간|시|분|초|번째|번(?!지)|회|차|주|달|월|년|장|벌|켤레|박스|세트|%|퍼센트|만|천"
+    r"|kg|g\b|cm|mm|ml|L\b))"
+)
+_UNIT_DETAIL = r"(?:[A-Za-z]\d{0,5}|\d{1,5}[A-Za-z]?)[ \t]*(?:동|호|층)"  # 101동, 1502호, B동, 3층
+_DETAIL = (
+    rf"(?:[ \t]*,?[ \t]*(?:\([^()\n]{{2,30}}\)|(?:[가-힣A-Za-z0-9]{{1,15}}[ \t]?)?{_UNIT_DETAIL}"
+    r"|[가-힣A-Za-z0-9]{0,12}(?:아파트|빌라|맨션|타워|오피스텔|빌딩|하이츠|캐슬|자이|래미안|푸르지오|힐스테이트|아이파크)))*"
+)
 _ADDRESS = re.compile(
-    r"[가-힣]+(?:특별시|광역시|특별자치시|특별자치도|도)\s+[가-힣]+(?:시|군|구)(?:\s+[가-힣]+구)?"
-    r"\s+[가-힣0-9]+(?:로|길)\s*\d[\d-]*(?:,?\s*[0-9가-힣-]+(?:동|호|층|번지))*"
+    rf"(?=[가-힣])(?:{_SIDO}\s+(?:{_SIGUNGU}\s+){{0,2}}|(?:{_SIGUNGU}\s+){{1,3}})(?:{_EUPMYEON}\s+)?"
+    rf"(?:{_ROAD}|{_DONGRI})\s*(?:지하\s*)?(?:산\s*)?\d{{1,5}}(?:-\d{{1,4}})?(?:\s*번지)?{_NOT_COUNT}{_DETAIL}"
 )
 
 # Dict keys whose whole value is sensitive, whatever it looks like (redact_obj).
 _SENSITIVE_KEY = re.compile(
     rf"^(?:{_PASSWORD_KEYS}|{_SECRET_KEYS}|card[_-]?(?:no|number)|pan|cvc|cvv|phone|mobile|tel|e-?mail|ssn|rrn"
-    r"|(?:client|remote|user)[_-]?ip|ip)$",
+    r"|(?:client|remote|user)[_-]?ip|ip|resident[_-]?(?:no|number)|주민등록번호"
+    r"|(?:bank[_-]?)?account[_-]?(?:no|number)|bank[_-]?account|계좌|계좌번호)$",
     re.IGNORECASE,
+)
+_ADDRESS_KEY = re.compile(
+    r"^(?:(?:(?:shipping|new|old|street|home|delivery|billing)[_-]?)?(?:address|addr)|주소|배송지)$", re.IGNORECASE
 )
 
 
@@ -152,7 +229,29 @@ def _replace_key_value(match: re.Match[str]) -> str:
     return f"{key}{match.group('q1')}{match.group('sep')}{match.group('q2')}{marker}"
 
 
+def _replace_account_after_word(match: re.Match[str]) -> str:
+    digits = sum(ch.isdigit() for ch in match.group("num"))
+    if not 10 <= digits <= 16:
+        return match.group(0)
+    return f"{match.group('word')}{match.group('gap')}{ACCOUNT}"
+
+
+def _replace_grouped_account(match: re.Match[str]) -> str:
+    digits = sum(ch.isdigit() for ch in match.group(0))
+    return ACCOUNT if 10 <= digits <= 16 else match.group(0)
+
+
 _Step = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
+_NUMBER_STEPS: tuple[_Step, ...] = (
+    (_EMAIL, EMAIL),
+    (_RRN, RRN),
+    (_ACCOUNT_AFTER_WORD, _replace_account_after_word),
+    (_CARD_STRICT, CARD),
+    (_PHONE, PHONE),
+    (_ACCOUNT_GROUPED, _replace_grouped_account),
+    (_CARD, CARD),
+)
+_ADDRESS_STEP: _Step = (_ADDRESS, ADDRESS)
 _PERSONAL_STEPS: tuple[_Step, ...] = (
     (_URL_USERINFO, TOKEN + "@"),
     (_BEARER, lambda m: f"{m.group(1)} {TOKEN}"),
@@ -160,10 +259,8 @@ _PERSONAL_STEPS: tuple[_Step, ...] = (
     (_API_KEY, TOKEN),
     (_HEX40, TOKEN),
     (_KEY_VALUE, _replace_key_value),
-    (_EMAIL, EMAIL),
-    (_CARD, CARD),
-    (_PHONE, PHONE),
-    (_ADDRESS, ADDRESS),
+    *_NUMBER_STEPS,
+    _ADDRESS_STEP,
 )
 _STEPS: tuple[_Step, ...] = (
     (_PY_TRACEBACK, STACK),
@@ -178,6 +275,7 @@ _STEPS: tuple[_Step, ...] = (
     (_IPV4, IP_ADDRESS),
     *_PERSONAL_STEPS[1:],  # URL credentials are handled by _replace_url above
 )
+_STEPS_KEEPING_ADDRESSES: tuple[_Step, ...] = tuple(step for step in _STEPS if step is not _ADDRESS_STEP)
 
 
 def _apply(steps: tuple[_Step, ...], text: str) -> str:
@@ -188,36 +286,50 @@ def _apply(steps: tuple[_Step, ...], text: str) -> str:
     return text
 
 
-def redact(text: str) -> str:
-    """Everything: stack traces, internal URLs and IPs, credentials, personal data."""
-    return _apply(_STEPS, text)
+def _check_keep(keep: frozenset[str]) -> None:
+    if not keep <= MODEL_EXCEPTIONS:
+        raise ValueError(f"only {sorted(MODEL_EXCEPTIONS)} may be kept, not {sorted(keep - MODEL_EXCEPTIONS)}")
 
 
-def mask_contact(text: str) -> str:
-    """E-mail, card and phone numbers only: for customer words sent to the chat agent, which must still see
-    order ids and the new shipping address a customer asks for."""
-    return _apply(((_EMAIL, EMAIL), (_CARD, CARD), (_PHONE, PHONE)), text)
+def redact(text: str, *, keep: frozenset[str] = frozenset()) -> str:
+    """The model-bound policy: stack traces, internal URLs and IPs, credentials, personal data.
+    `keep={"address"}` (the one exception, see the module docstring) leaves street addresses in place."""
+    _check_keep(keep)
+    return _apply(_STEPS_KEEPING_ADDRESSES if ADDRESS_KIND in keep else _STEPS, text)
+
+
+def redact_known(text: str, values: Iterable[str | None], *, marker: str = ADDRESS) -> str:
+    """`text` with each known personal value (a stored address quoted in a summary, say) replaced whole:
+    free-form input need not match any pattern to be hidden. Longest first, so a value inside another goes too."""
+    for value in sorted({v.strip() for v in values if v and v.strip()}, key=len, reverse=True):
+        text = text.replace(value, marker)
+    return text
 
 
 def redact_personal(text: str) -> str:
-    """Credentials and personal data only (tokens, keys, passwords, e-mail, card, phone, street address)."""
+    """Credentials and personal data only (tokens, keys, passwords, e-mail, resident, account, card and phone
+    numbers, street address)."""
     return _apply(_PERSONAL_STEPS, text)
 
 
-def redact_obj(obj: Any) -> Any:
-    """Redact every string inside dicts, lists and tuples. A value under a sensitive key is masked whole."""
+def redact_obj(obj: Any, *, keep: frozenset[str] = frozenset()) -> Any:
+    """Redact every string inside dicts, lists and tuples. A value under a sensitive key is masked whole
+    (an address key too, unless `keep` holds the address exception)."""
+    _check_keep(keep)
     if isinstance(obj, str):
-        return redact(obj)
+        return redact(obj, keep=keep)
     if isinstance(obj, dict):
         out = {}
         for key, value in obj.items():
-            if isinstance(key, str) and _SENSITIVE_KEY.match(key) and value not in (None, "", [], {}):
+            if isinstance(key, str) and value not in (None, "", [], {}) and _SENSITIVE_KEY.match(key):
                 out[key] = _marker_for_key(key)
+            elif isinstance(key, str) and value not in (None, "", [], {}) and _ADDRESS_KEY.match(key):
+                out[key] = redact(value, keep=keep) if (ADDRESS_KIND in keep and isinstance(value, str)) else ADDRESS
             else:
-                out[key] = redact_obj(value)
+                out[key] = redact_obj(value, keep=keep)
         return out
     if isinstance(obj, (list, tuple)):
-        return [redact_obj(item) for item in obj]
+        return [redact_obj(item, keep=keep) for item in obj]
     return obj
 
 
@@ -233,11 +345,25 @@ def _marker_for_key(key: str) -> str:
         return EMAIL
     if lowered.endswith("ip"):
         return IP_ADDRESS
+    if lowered in {"ssn", "rrn", "resident_no", "resident_number", "주민등록번호"}:
+        return RRN
+    if "account" in lowered or lowered in {"계좌", "계좌번호"}:
+        return ACCOUNT
     return TOKEN
 
 
 def _internal_urls(text: str) -> bool:
     return any(_url_is_internal(m.group(0)) for m in _URL.finditer(text))
+
+
+def _has_account(text: str) -> bool:
+    # An account is what is left after the more specific numbers: a phone is not also an account.
+    for pattern, replacement in (_RRN, RRN), (_CARD_STRICT, CARD), (_PHONE, PHONE):
+        text = pattern.sub(replacement, text)
+    return (
+        _ACCOUNT_AFTER_WORD.sub(_replace_account_after_word, text) != text
+        or _ACCOUNT_GROUPED.sub(_replace_grouped_account, text) != text
+    )
 
 
 _DETECTORS: tuple[tuple[str, Callable[[str], bool]], ...] = (
@@ -250,7 +376,9 @@ _DETECTORS: tuple[tuple[str, Callable[[str], bool]], ...] = (
     ("api_key", lambda t: bool(_API_KEY.search(t) or _HEX40.search(t))),
     ("secret_param", lambda t: bool(_KEY_VALUE.search(t))),
     ("email", lambda t: bool(_EMAIL.search(t))),
-    ("card_number", lambda t: bool(_CARD.search(t))),
+    ("resident_number", lambda t: bool(_RRN.search(t))),
+    ("account_number", lambda t: _has_account(t)),
+    ("card_number", lambda t: bool(_CARD.search(t) or _CARD_STRICT.search(t))),
     ("phone", lambda t: bool(_PHONE.search(t))),
     ("address", lambda t: bool(_ADDRESS.search(t))),
 )

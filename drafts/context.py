@@ -1,5 +1,8 @@
 """Read-only context for the fast draft, fetched beside the pipeline under one overall time budget.
 
+No phone, e-mail or address is selected; action summaries have the addresses they quote replaced, and the
+prompt builder masks and fences the whole context (`drafts.prompts`), as the gateway masks it again.
+
 Sources that fail or are late are left out and recorded; the draft never waits past the budget.
 """
 
@@ -13,6 +16,7 @@ from collections.abc import Callable
 from django.db import connection
 
 from actions.models import ActionRecord
+from actions.selectors import action_record_summary_masked
 from orders.models import Customer, Order
 from tickets.models import Ticket
 
@@ -52,7 +56,7 @@ def _actions(customer_id: str) -> list[dict]:
             "kind": r.get_kind_display(),
             "order_id": r.order_id,
             "status": r.get_status_display(),
-            "detail": r.summary,
+            "detail": action_record_summary_masked(r),
         }
         for r in rows
     ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from llm.fence import FENCE_CLOSE, FENCE_OPEN
+from llm.fence import CUSTOMER, FENCE, fenced_bodies
 from llm.offline import register_structured
 
 _DOC = re.compile(r"\[doc_id=(?P<doc>[\w-]+) chunk=(?P<chunk>\d+)\] (?P<title>[^\n]+)")
@@ -17,12 +17,22 @@ def _user_text(body: dict) -> str:
 
 
 def _customer_texts(text: str) -> list[str]:
-    return re.findall(re.escape(FENCE_OPEN) + r"\n(.*?)\n" + re.escape(FENCE_CLOSE), text, flags=re.S)
+    return fenced_bodies(text, label=CUSTOMER)
 
 
 def _section(text: str, name: str) -> str:
-    match = re.search(rf"\[{name}\]\n(.*?)(?:\n\n\[|\Z)", text, flags=re.S)
-    return match.group(1).strip() if match else ""
+    """A `[name]` section's text, out of its fence if it has one. Headers inside a fence are data, not
+    sections, so a customer cannot forge one."""
+    fences = [m.span() for m in FENCE.finditer(text)]
+    for header in re.finditer(rf"\[{re.escape(name)}\]\n", text):
+        if any(start <= header.start() < end for start, end in fences):
+            continue
+        fenced = FENCE.match(text, header.end())
+        if fenced:
+            return fenced.group("body")
+        plain = re.compile(r"(.*?)(?:\n\n\[|\Z)", re.S).match(text, header.end())
+        return plain.group(1).strip() if plain else ""
+    return ""
 
 
 TOPICS = [

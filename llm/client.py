@@ -5,6 +5,7 @@ off (`max_retries=0`) so a failing model costs two requests, never six. Every at
 `LLMCall` row and one log line, without message bodies. With neither `OPENAI_API_KEY` nor
 `OPENAI_BASE_URL` set, the same client talks to the built-in deterministic model in `llm.offline`
 through an in-process transport, so everything above the wire behaves as with a real model.
+Every message is masked (`llm.masking`, the project's one policy) on its way out, whoever built it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from openai.types.chat import ChatCompletion
 
 from llm import offline
 from llm.errors import LLMError, LLMUnavailable
+from llm.masking import mask_messages
 from llm.models import LLMCall
 from llm.wire import STRUCTURED_NAME_PREFIX
 
@@ -377,10 +379,11 @@ def _record(
 
 
 def _wire_messages(messages: list[dict]) -> list[dict]:
-    """Messages as the API accepts them: OpenAI rejects an assistant message with `tool_calls: []`,
-    which is what `ChatResult.message` holds for a plain reply."""
+    """Messages as the API accepts them, masked (`llm.masking`: the one choke point before the wire).
+    OpenAI rejects an assistant message with `tool_calls: []`, which is what `ChatResult.message` holds
+    for a plain reply."""
     wire = []
-    for message in messages:
+    for message in mask_messages(messages):
         if "tool_calls" in message and not message["tool_calls"]:
             message = {key: value for key, value in message.items() if key != "tool_calls"}
         wire.append(message)

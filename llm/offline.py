@@ -257,7 +257,7 @@ def read_turn(messages: list[dict]) -> Turn:
         elif m.get("role") == "tool":
             run = pending.get(m.get("tool_call_id", ""))
             if run is not None:
-                run.result = _loads(message_text(m.get("content")))
+                run.result = _loads(unfence(message_text(m.get("content"))))
     return turn
 
 

@@ -45,6 +45,9 @@ def test_address_change_refusal_on_shipping_quotes_the_seed():
         ("가" * 201, None),
         (None, None),
         (12345, None),
+        ("[주소]", None),  # a mask the model copied from a masked prompt
+        ("[주소] 101동 1502호", None),
+        ("서울시 중구 세종대로 110, 연락처 [전화번호]", None),
     ],
 )
 def test_address_is_non_empty_and_of_sane_length(value, expected):

@@ -222,3 +222,16 @@ def test_listing_tools_never_show_another_customers_orders_or_requests(c003):
     text = json.dumps([mine.call("get_my_orders", {}), mine.call("get_my_requests", {})], ensure_ascii=False)
     assert not any(order_id in text for order_id in foreign)
     assert "보상 요구" not in text
+
+
+@pytest.mark.django_db
+def test_request_summaries_given_to_the_model_hide_a_typed_address_that_matches_no_pattern(c003):
+    from actions.selectors import action_record_summary_masked
+
+    registry = make_action_tools(c003)
+    registry.call("change_shipping_address", {"order_id": "HR20260726002", "new_address": "우리집 현관 앞 3번 상자"})
+    record = ActionRecord.objects.get(order_id="HR20260726002")
+    assert "현관" in record.summary  # stored as typed; hidden only on the way to a model
+    assert "현관" not in action_record_summary_masked(record)
+    listed = registry.call("get_my_requests", {})
+    assert "현관" not in json.dumps(listed, ensure_ascii=False)

@@ -3,6 +3,8 @@
 The model here is hostile or arbitrary on purpose: whatever it asks for, only what code allows happens.
 """
 
+import re
+
 import pytest
 
 from actions.models import ActionRecord
@@ -177,5 +179,5 @@ def test_customer_text_is_fenced_as_data_in_the_prompt(c003_api, scripted_model)
     messages = scripted_model.requests[0]["messages"]
     assert messages[0]["role"] == "system" and "세 갈래" not in messages[-1]["content"]
     last = messages[-1]["content"]
-    assert last.startswith("<customer_message>\n") and last.endswith("\n</customer_message>")
-    assert last.count("</customer_message>") == 1
+    assert re.fullmatch(r"<customer_message-([0-9a-f]{12})>\n.*\n</customer_message-\1>", last, re.S)
+    assert last.count("<") == 2 and "＜/customer_message>" in last

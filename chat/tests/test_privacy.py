@@ -31,3 +31,28 @@ def test_no_phone_or_email_in_any_request_to_the_model(c003_api, scripted_model)
         assert customer.phone not in wire and customer.phone.replace("-", "") not in wire
         assert customer.email not in wire
     assert "[전화번호]" in wire and "[이메일]" in wire
+
+
+def test_only_the_current_message_may_show_an_address_and_only_to_the_wire_pass():
+    from chat.prompts import build_messages, tool_turn
+    from llm.fence import unfence
+    from llm.masking import KEEP_KEY
+
+    old, new = "서울특별시 송파구 올림픽로 300, 101동 1502호", "서울시 마포구 양화로 45 101호"
+    messages = build_messages(
+        history=[("customer", f"예전 주소는 {old} 이에요"), ("assistant", f"<b>{old}</b> 확인했습니다")],
+        current=f"{new}로 바꿔 주세요. 010-1234-5678",
+    )
+    earlier, reply, current = messages[1:]
+    assert old not in earlier["content"] and "[주소]" in earlier["content"] and KEEP_KEY not in earlier
+    assert old not in reply["content"] and "<b>" not in reply["content"]
+    assert unfence(current["content"]) == f"{new}로 바꿔 주세요. [전화번호]"
+    assert current[KEEP_KEY] == ["address"]
+
+    result = tool_turn("c1", {"ok": True, "new_address": new, "orders": [{"shipping_address": old}]})
+    assert new not in result["content"] and old not in result["content"] and KEEP_KEY not in result
+    assert json.loads(unfence(result["content"])) == {
+        "ok": True,
+        "new_address": "[주소]",
+        "orders": [{"shipping_address": "[주소]"}],
+    }

@@ -11,15 +11,18 @@ from actions.models import ActionRecord
 from actions.tools import make_action_tools
 from llm.client import chat
 from llm.fence import fence_customer_text
+from llm.masking import KEEP_KEY
 from llm.models import LLMCall
 
 SYSTEM = {"role": "system", "content": "당신은 쇼핑몰 상담 에이전트입니다."}
 
 
 def run_turn(history: list[dict], text: str, registry) -> str:
-    """Append one customer turn and the agent's tool rounds to `history`; return the final reply."""
+    """Append one customer turn and the agent's tool rounds to `history`; return the final reply.
+    As chat.prompts does: the current message may show a street address (the one masking exception),
+    earlier ones may not."""
     asked = {"role": "user", "content": fence_customer_text(text)}
-    turn = [*history, asked]
+    turn = [*history, {**asked, KEEP_KEY: ["address"]}]
     for _ in range(4):
         result = chat(purpose="chat", messages=[SYSTEM, *turn], tools=registry.specs())
         if not result.tool_calls:
