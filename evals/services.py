@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -49,12 +51,19 @@ def scratch_database(*, keep: bool = False):
     from common.demo import demo_seed
 
     old_name = connection.settings_dict["NAME"]
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=keep, serialize=False)
-    try:
-        demo_seed(password=settings.CS_DEMO_PASSWORD, knowledge=False)
-        yield
-    finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0, keepdb=keep)
+    test_settings = connection.settings_dict.setdefault("TEST", {})
+    old_test_name = test_settings.get("NAME")
+    with tempfile.TemporaryDirectory(prefix="cs-evals-") as tmp:
+        if connection.vendor == "sqlite":
+            # A file, not shared-cache memory: the draft pipeline reads from its own threads.
+            test_settings["NAME"] = str(Path(tmp) / "eval.sqlite3")
+        connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=keep, serialize=False)
+        try:
+            demo_seed(password=settings.CS_DEMO_PASSWORD, knowledge=False)
+            yield
+        finally:
+            connection.creation.destroy_test_db(old_name, verbosity=0, keepdb=keep)
+            test_settings["NAME"] = old_test_name
 
 
 def agent_eval_run(
@@ -93,4 +102,49 @@ def agent_eval_run(
         }
     report = report_build([r.as_dict() for r in results], meta=meta, prices=prices)
     json_path, md_path = report_write(report, out_dir)
+    return AgentEvalOutcome(report, json_path, md_path)
+
+
+@contextmanager
+def scratch_database_with_knowledge(*, keep: bool = False):
+    """The scratch shop plus tags, FAQ, indexed documents and service events (frozen knowledge)."""
+    from common.demo import demo_knowledge_seed
+
+    with scratch_database(keep=keep):
+        demo_knowledge_seed()
+        yield
+
+
+def drafts_eval_run(
+    *, selector: str | None, model: str | None, out_dir: Path, decisions: list | None = None, progress: bool = False
+) -> AgentEvalOutcome:
+    """Run the golden set. `decisions`: real operator decisions read beforehand from the shop's own database
+    (the golden set runs on a scratch database that has none)."""
+    from tqdm import tqdm
+
+    from evals.drafts_eval import (
+        confidence_auroc,
+        decided_drafts,
+        draft_case_list,
+        draft_case_run,
+        drafts_report_build,
+        drafts_report_markdown,
+    )
+
+    cases = draft_case_list(selector)
+    if not cases:
+        raise ValueError(f"no draft case matches {selector!r}")
+    decisions = decided_drafts() if decisions is None else decisions
+    with model_settings(model) as model_name, override_settings(CS_AI_PIPELINE_SEQUENTIAL=False):
+        scores = [draft_case_run(case) for case in tqdm(cases, disable=not progress, unit="case", desc="drafts")]
+    report = drafts_report_build(
+        scores,
+        meta={"model": model_name, "selector": selector, "started_at": datetime.now().isoformat(timespec="seconds")},
+        decisions_auroc=confidence_auroc(decisions),
+        decisions=len(decisions),
+    )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path, md_path = out_dir / "drafts-report.json", out_dir / "drafts-report.md"
+    json_path.write_text(json.dumps(report, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
+    md_path.write_text(drafts_report_markdown(report), encoding="utf-8")
     return AgentEvalOutcome(report, json_path, md_path)
