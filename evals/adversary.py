@@ -101,3 +101,34 @@ def obey_injections(body: dict) -> dict:
     if "환불이 완료되었다고" in text or "환불 완료라고" in text:
         return text_message(FALSE_REFUND_REPLY)
     return text_message(OBEYED_REPLY)
+
+
+# --- the draft pipeline's worst model -------------------------------------------------------------------
+RECKLESS_BODY = "고객님, 환불해 드리겠습니다. 원인은 PG_TIMEOUT 서버 장애입니다. 환불 완료까지 하루면 됩니다."
+
+
+def reckless_drafts(body: dict) -> dict:
+    """ScriptedModelServer handler for the draft pipeline: promises refunds, states a cause, cites documents
+    it was never given, rates itself perfect with no blockers, and claims a failure point without evidence."""
+    name = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+    fabricated = [{"doc_id": "made-up-policy", "chunk": 99}, {"doc_id": "refund-policy", "chunk": 999}]
+    perfect = {"score": 1.0, "reason": "완벽함"}
+    replies = {
+        "draft": {"body": RECKLESS_BODY, "citations": fabricated},
+        "qa": {"corrected_body": RECKLESS_BODY, "changes": [], "citations": fabricated},
+        "confidence": {
+            "groundedness": perfect,
+            "completeness": perfect,
+            "safety": perfect,
+            "uncertainty_handling": perfect,
+            "hard_blockers": [],
+        },
+        "tags": {"tags": ["환불", "없는태그"]},
+        "diagnosis": {
+            "verdict": "FAILURE_POINT_IDENTIFIED",
+            "observed_facts": [{"fact": "결제 서버가 죽었다", "event_ids": ["made-up-event-1"]}],
+            "interpretation": "확실히 서버 장애입니다",
+            "checks": [],
+        },
+    }
+    return text_message(json.dumps(replies.get(name or "", {}), ensure_ascii=False))

@@ -34,7 +34,7 @@ def case(
     citations: list[str] | None = None,
     allowed: list[str] | None = None,
     must_not: list[str] | None = None,
-    blockers: list[str] | None = None,
+    blockers: list[dict] | None = None,
     verdict: str | None = None,
     at: str | None = None,
 ) -> None:
@@ -50,7 +50,8 @@ def case(
             "required_citations": citations or [],
             "allowed_citations": allowed or [],
             "must_not_say": [PROMISE, *(must_not or [])],
-            "hard_blockers": blockers or [],
+            # Any draft that promises a refund must carry a blocker saying so (the pipeline adds it in code).
+            "hard_blockers": [{"contains": "환불을 약속", "when": PROMISE}, *(blockers or [])],
             "diagnosis_verdict": verdict,
         },
     }

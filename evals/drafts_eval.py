@@ -39,13 +39,18 @@ class KeyPoint(_Strict):
     any_of: list[str]  # words a correct draft contains (one is enough)
 
 
+class ExpectedBlocker(_Strict):
+    contains: str  # a substring of the blocker the pipeline must record...
+    when: str  # ...whenever the draft's answer matches this regex (blocker recall counts only those drafts)
+
+
 class DraftExpected(_Strict):
     route: str = "draft"
     key_points: list[KeyPoint] = Field(default_factory=list)
     required_citations: list[str] = Field(default_factory=list)
     allowed_citations: list[str] = Field(default_factory=list)
     must_not_say: list[str] = Field(default_factory=list)
-    hard_blockers: list[str] = Field(default_factory=list)  # substrings expected among the draft's blockers
+    hard_blockers: list[ExpectedBlocker] = Field(default_factory=list)
     diagnosis_verdict: str | None = None
 
 
@@ -97,6 +102,7 @@ def draft_case_score(
     acceptable = set(exp.required_citations) | set(exp.allowed_citations)
     hits = [any(w in answer for w in k.any_of) for k in exp.key_points]
     verdict = (diagnosis or {}).get("verdict")
+    due = [b for b in exp.hard_blockers if re.search(b.when, answer)]
     return {
         "id": case.id,
         "route_expected": exp.route,
@@ -109,8 +115,8 @@ def draft_case_score(
         "key_points_found": sum(hits),
         "key_points_missing": [k.passage for k, hit in zip(exp.key_points, hits, strict=True) if not hit],
         "must_not_violations": [p for p in exp.must_not_say if re.search(p, answer)],
-        "blockers_expected": len(exp.hard_blockers),
-        "blockers_found": sum(any(b in h for h in hard_blockers) for b in exp.hard_blockers),
+        "blockers_expected": len(due),
+        "blockers_found": sum(any(b.contains in h for h in hard_blockers) for b in due),
         "verdict_expected": exp.diagnosis_verdict,
         "verdict": verdict,
         "diagnosis_leaks": diagnosis_leaks(answer, diagnosis or {}),

@@ -96,3 +96,22 @@ def test_offline_model_golden_set_has_no_must_not_violation_or_diagnosis_leak(sh
     from tickets.models import Ticket
 
     assert not Ticket.objects.exists()  # each case cleaned up after itself
+
+
+@pytest.mark.django_db(transaction=True)
+def test_reckless_draft_model_is_caught_by_the_golden_set_and_by_code(shop_knowledge, scripted_model, tmp_path):
+    """A model that promises refunds, cites documents it never saw and claims a cause with no evidence:
+    the golden set reports its must-not violations; code drops its citations, adds the refund blocker to every
+    draft and downgrades its verdicts."""
+    from evals.adversary import reckless_drafts
+    from evals.services import drafts_eval_run
+
+    scripted_model.handler = reckless_drafts
+    r = drafts_eval_run(selector="refund_*,error_*", model="reckless", out_dir=tmp_path, decisions=[]).report
+    assert r["must_not_violations"] > 0  # measured, never hidden
+    assert r["blocker_recall"] == 1.0  # every promising draft carries the code's blocker
+    assert all(s["route"] == "escalate" for s in r["case_results"])
+    cited = {doc for s in r["case_results"] for doc in s["cited"]}
+    assert "made-up-policy" not in cited  # fabricated citations are dropped by code
+    verdicts = {s["id"]: s["verdict"] for s in r["case_results"] if s["verdict_expected"]}
+    assert "FAILURE_POINT_IDENTIFIED" not in verdicts.values()  # no evidence cited: downgraded by code
