@@ -62,6 +62,7 @@ class DraftCase(_Strict):
     body: str
     at: str | None = None  # the inquiry's time (error inquiries must fall in their events' window)
     expected: DraftExpected
+    source: dict | None = None  # where an exported case came from (export_eval_cases); never scored
 
 
 def draft_case_list(selector: str | None = None, *, directory: Path = CASES_DIR) -> list[DraftCase]:
@@ -172,6 +173,13 @@ def _fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
+def _ratings_line(ratings: dict | None) -> str:
+    if not ratings or not ratings.get("ratings"):
+        return "아직 없음"
+    sep = ", ".join(f"{k}: {_fmt(v)}" for k, v in ratings["confidence_auroc_up_vs_down"].items())
+    return f"👍 {ratings['up']} / 👎 {ratings['down']} · 신뢰도 항목별 AUROC(👍 vs 👎) {sep}"
+
+
 def drafts_report_markdown(r: dict) -> str:
     auroc_line = ", ".join(f"{k}: {_fmt(v)}" for k, v in r["confidence_auroc"].items())
     lines = [
@@ -190,6 +198,7 @@ def drafts_report_markdown(r: dict) -> str:
         f"| 진단 판정 정확도 | {_fmt(r['verdict_accuracy'])} |",
         f"| 진단 내용의 고객 초안 유출 (0이어야 함) | {r['diagnosis_leaks']} |",
         f"| 신뢰도 항목별 AUROC (그대로 적용 vs 나머지, 실제 결정 {r['decisions']}건) | {auroc_line} |",
+        f"| 상담원 평가 (👍/👎) | {_ratings_line(r.get('operator_ratings'))} |",
         "",
         "## 사례별",
         "",

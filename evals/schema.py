@@ -167,6 +167,7 @@ class Task(_Strict):
     evaluation: Evaluation
     attack: Attack | None = None
     max_turns: int = 8
+    source: dict | None = None  # where an exported task came from (export_eval_cases); never scored
 
     @property
     def today(self) -> str:

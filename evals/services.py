@@ -116,7 +116,13 @@ def scratch_database_with_knowledge(*, keep: bool = False):
 
 
 def drafts_eval_run(
-    *, selector: str | None, model: str | None, out_dir: Path, decisions: list | None = None, progress: bool = False
+    *,
+    selector: str | None,
+    model: str | None,
+    out_dir: Path,
+    decisions: list | None = None,
+    ratings: dict | None = None,
+    progress: bool = False,
 ) -> AgentEvalOutcome:
     """Run the golden set. `decisions`: real operator decisions read beforehand from the shop's own database
     (the golden set runs on a scratch database that has none)."""
@@ -143,6 +149,7 @@ def drafts_eval_run(
         decisions_auroc=confidence_auroc(decisions),
         decisions=len(decisions),
     )
+    report["operator_ratings"] = ratings
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path, md_path = out_dir / "drafts-report.json", out_dir / "drafts-report.md"
     json_path.write_text(json.dumps(report, ensure_ascii=False, indent=2, default=str), encoding="utf-8")

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.db import DatabaseError
 
+from evals.ratings import eval_run_record
 from evals.services import agent_eval_run, scratch_database
 
 
@@ -59,6 +61,10 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         r = outcome.report
+        try:  # kept in the shop's own database for the admin page (the scratch database is gone by now)
+            eval_run_record(suite="AGENT", model=str(r["meta"].get("model")), report=r)
+        except DatabaseError:
+            self.stderr.write("not recorded in the admin: the database is not migrated (manage.py migrate)")
         ks = " ".join(f"pass^{k}={v if v is None else round(v, 3)}" for k, v in r["pass_hat_k"].items())
         self.stdout.write(
             f"tasks={r['tasks']} {ks} policy_violations={len(r['policy_violations'])} "

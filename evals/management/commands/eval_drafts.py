@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 
 from evals.drafts_eval import decided_drafts
+from evals.ratings import eval_run_record, ratings_summary
 from evals.services import drafts_eval_run, scratch_database_with_knowledge
 
 
@@ -27,14 +28,15 @@ class Command(BaseCommand):
         out = Path(opts["out"] or settings.BASE_DIR / "var" / "evals" / f"drafts-{datetime.now():%Y%m%d-%H%M%S}")
         # Operator decisions live in the shop's own database: read them before switching to the scratch one.
         try:
-            decisions = decided_drafts()
-        except DatabaseError:  # the shop's database is not migrated: no decisions to learn from
-            decisions = []
+            decisions, ratings = decided_drafts(), ratings_summary()
+        except DatabaseError:  # the shop's database is not migrated: no decisions or ratings to learn from
+            decisions, ratings = [], None
         kwargs = dict(
             selector=opts["cases"],
             model=opts["model"],
             out_dir=out,
             decisions=decisions,
+            ratings=ratings,
             progress=not opts["no_progress"],
         )
         try:
@@ -46,6 +48,10 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         r = outcome.report
+        try:  # kept in the shop's own database for the admin page (the scratch database is gone by now)
+            eval_run_record(suite="DRAFTS", model=str(r["meta"].get("model")), report=r)
+        except DatabaseError:
+            self.stderr.write("not recorded in the admin: the database is not migrated (manage.py migrate)")
         self.stdout.write(
             f"cases={r['cases']} route_accuracy={r['route_accuracy']} citation_precision={r['citation_precision']} "
             f"citation_recall={r['citation_recall']} key_point_recall={r['key_point_recall']} "
