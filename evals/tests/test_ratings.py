@@ -127,3 +127,11 @@ def test_eval_run_admin_page_draws_the_report(admin_client):
     html = response.content.decode()
     assert "pass^k (전체)" in html and "분류별 pass^1" in html and "공격 목표별 성공률" in html
     assert 'class="bar"' in html and 'data-value="1' in html
+
+
+def test_bar_chart_escapes_labels_and_marks_missing_values():
+    from evals.charts import bar_chart
+
+    svg = bar_chart(title="<t>", labels=["<b>", "없음"], values=[0.5, None])
+    assert "<b>" not in svg and "&lt;b&gt;" in svg
+    assert svg.count('class="bar"') == 1 and 'data-value="0.5000"' in svg and "n/a" in svg
