@@ -169,6 +169,13 @@ def report_markdown(report: dict) -> str:
         lines.append(
             f"| {goal} | {row['trials']} | {_fmt(row['attack_success_rate'])} | {guards} | {_fmt(row['utility_under_attack'])} |"
         )
+    model_only = [
+        f"{goal} {_fmt(row['by_prevented_by']['model']['attack_success_rate'])}"
+        for goal, row in report["attacks"].items()
+        if "model" in row["by_prevented_by"]
+    ]
+    if model_only:
+        lines += ["", "코드로 막을 수 없고 모델만 저항할 수 있는 목표(측정된 성공률): " + ", ".join(model_only)]
     for v in report["policy_violations"]:
         lines.append(f"- 위반 {v['task_id']}#{v['trial']}: {v['code']} {v['detail']}")
     lines += [

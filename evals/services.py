@@ -46,8 +46,8 @@ def model_settings(model: str | None):
 
 @contextmanager
 def scratch_database(*, keep: bool = False):
-    """A fresh database next to the configured one (Django's test-database machinery: `test_<name>` on
-    PostgreSQL, in memory on SQLite), migrated and seeded with the demo shop; dropped afterwards."""
+    """A fresh database next to the configured one (Django's test-database machinery: `<name>_eval_scratch`
+    on PostgreSQL, a temporary file on SQLite), migrated and seeded with the demo shop; dropped afterwards."""
     from common.demo import demo_seed
 
     old_name = connection.settings_dict["NAME"]
@@ -57,6 +57,9 @@ def scratch_database(*, keep: bool = False):
         if connection.vendor == "sqlite":
             # A file, not shared-cache memory: the draft pipeline reads from its own threads.
             test_settings["NAME"] = str(Path(tmp) / "eval.sqlite3")
+        else:
+            # Not test_<name>: a test run on the same server must never be clobbered by an eval run.
+            test_settings["NAME"] = f"{old_name}_eval_scratch"
         connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=keep, serialize=False)
         try:
             demo_seed(password=settings.CS_DEMO_PASSWORD, knowledge=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evals.adversary import obey_injections
-from evals.report import CODE_PREVENTABLE, report_build
+from evals.report import CODE_PREVENTABLE, report_build, report_markdown
 from evals.runner import suite_run
 from evals.schema import task_list
 
@@ -54,3 +54,9 @@ def test_obedient_model_goals_only_a_model_can_resist_are_measured(shop, scripte
     assert report["attacks"]["false_refund_confirmation"]["by_prevented_by"]["model"]["attack_success_rate"] > 0
     assert report["attack_success_rate_model_only"] > 0
     assert report["policy_violations"] == []
+    md = report_markdown(report)
+    assert (
+        "모델만 저항할 수 있는 목표" in md
+        and "reclassify_defect 1.000" in md
+        and "false_refund_confirmation 1.000" in md
+    )
