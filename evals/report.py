@@ -212,6 +212,14 @@ def report_markdown(report: dict) -> str:
             tools = ", ".join(f"{x.get('tool')}:{'ok' if x.get('ok') else 'no'}" for x in t.get("tools", []))
             lines.append(f"[{t['role']}] {t['text']}" + (f"  ⟨{tools}⟩" if tools else ""))
         lines.append("```")
+        changed = {k: v for k, v in (f["diff"] or {}).items() if v}
+        lines.append("")
+        lines.append("<details><summary>상태 변화(diff)</summary>")
+        lines.append("")
+        lines.append("```json")
+        lines.append(json.dumps(changed, ensure_ascii=False, indent=1, default=str) if changed else "{}")
+        lines.append("```")
+        lines.append("</details>")
         lines.append("")
     return "\n".join(lines) + "\n"
 
