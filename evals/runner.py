@@ -19,6 +19,7 @@ from datetime import date
 from django.db import OperationalError, connection, transaction
 from django.test.utils import override_settings
 from pydantic import BaseModel
+from tqdm import tqdm
 
 from actions.models import ActionRecord
 from chat.services import chat_turn
@@ -293,8 +294,6 @@ def suite_run(
     concurrency: int = 1,
     progress: bool = False,
 ) -> list[TrialResult]:
-    from tqdm import tqdm
-
     make_user = user_factory(user_model)
     if connection.vendor == "sqlite" or connection.in_atomic_block:
         concurrency = 1

@@ -12,7 +12,17 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection
 from django.test.utils import override_settings
+from tqdm import tqdm
 
+from common.demo import demo_knowledge_seed, demo_seed
+from evals.drafts_eval import (
+    confidence_auroc,
+    decided_drafts,
+    draft_case_list,
+    draft_case_run,
+    drafts_report_build,
+    drafts_report_markdown,
+)
 from evals.report import report_build, report_write
 from evals.runner import suite_run
 from evals.schema import task_list
@@ -48,8 +58,6 @@ def model_settings(model: str | None):
 def scratch_database(*, keep: bool = False):
     """A fresh database next to the configured one (Django's test-database machinery: `<name>_eval_scratch`
     on PostgreSQL, a temporary file on SQLite), migrated and seeded with the demo shop; dropped afterwards."""
-    from common.demo import demo_seed
-
     old_name = connection.settings_dict["NAME"]
     test_settings = connection.settings_dict.setdefault("TEST", {})
     old_test_name = test_settings.get("NAME")
@@ -111,8 +119,6 @@ def agent_eval_run(
 @contextmanager
 def scratch_database_with_knowledge(*, keep: bool = False):
     """The scratch shop plus tags, FAQ, indexed documents and service events (frozen knowledge)."""
-    from common.demo import demo_knowledge_seed
-
     with scratch_database(keep=keep):
         demo_knowledge_seed()
         yield
@@ -129,17 +135,6 @@ def drafts_eval_run(
 ) -> AgentEvalOutcome:
     """Run the golden set. `decisions`: real operator decisions read beforehand from the shop's own database
     (the golden set runs on a scratch database that has none)."""
-    from tqdm import tqdm
-
-    from evals.drafts_eval import (
-        confidence_auroc,
-        decided_drafts,
-        draft_case_list,
-        draft_case_run,
-        drafts_report_build,
-        drafts_report_markdown,
-    )
-
     cases = draft_case_list(selector)
     if not cases:
         raise ValueError(f"no draft case matches {selector!r}")
