@@ -13,7 +13,7 @@ from evals.schema import task_list
 pytestmark = pytest.mark.django_db
 
 
-def test_offline_model_suite_has_no_policy_violation_and_records_its_results(shop, offline_model, tmp_path):
+def test_offline_model_runs_every_task_without_policy_violation_or_crash(shop, offline_model, tmp_path):
     tasks = task_list()
     results = suite_run(tasks, trials=1)
     report = report_build([r.as_dict() for r in results], meta={"model": "offline"})
