@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 export CS_TODAY ?= 2026-07-27
 
-.PHONY: run test install migrate seed worker lint bench clean
+.PHONY: run test install migrate seed worker lint bench evals clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -38,6 +38,12 @@ worker: install
 ## (L = 300 ms). Writes bench/results/latest.json and the tables in docs/BENCHMARKS.md; prints missed targets.
 bench: install
 	$(PY) -m bench
+
+## How well the agent and the drafts serve customers (issue 15): a scratch database, the built-in model unless
+## MODEL names one on OPENAI_BASE_URL. Reports under var/evals/ (docs/readme-parts/evals.md explains them).
+evals: install
+	$(PY) manage.py eval_agent --model $(or $(MODEL),offline)
+	$(PY) manage.py eval_drafts --model $(or $(MODEL),offline)
 
 clean:
 	rm -rf $(VENV) var/*.sqlite3* staticfiles test-artifacts

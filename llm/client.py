@@ -173,15 +173,26 @@ class ChatResult:
 
 
 # --- public calls --------------------------------------------------------------------------------
-def chat(*, purpose: str, messages: list[dict], tools: list[dict] | None = None, temperature: float = 0) -> ChatResult:
+def chat(
+    *,
+    purpose: str,
+    messages: list[dict],
+    tools: list[dict] | None = None,
+    temperature: float = 0,
+    model: str | None = None,
+) -> ChatResult:
+    """`model` names one model to ask instead of CS_LLM_MODEL and its fallback (the eval harness's
+    simulated user and judge); the built-in model answers whatever is named when none is configured."""
     request: dict[str, Any] = {"messages": _wire_messages(messages), "temperature": temperature}
     if tools:
         request["tools"] = tools
-    _, result = _with_fallback(purpose=purpose, request=request, validate=None)
+    _, result = _with_fallback(purpose=purpose, request=request, validate=None, model=model)
     return result
 
 
-def structured(*, purpose: str, messages: list[dict], schema: type[M], name: str) -> tuple[M, ChatResult]:
+def structured(
+    *, purpose: str, messages: list[dict], schema: type[M], name: str, model: str | None = None
+) -> tuple[M, ChatResult]:
     """A reply parsed and validated into `schema`. Output that does not validate is a failed attempt
     (outcome INVALID) and goes to the fallback model once, like any other failure."""
     request: dict[str, Any] = {"messages": _wire_messages(messages), "temperature": 0}
@@ -204,7 +215,7 @@ def structured(*, purpose: str, messages: list[dict], schema: type[M], name: str
     def validate(result: ChatResult) -> M:
         return schema.model_validate_json(result.content)
 
-    parsed, result = _with_fallback(purpose=purpose, request=request, validate=validate)
+    parsed, result = _with_fallback(purpose=purpose, request=request, validate=validate, model=model)
     return parsed, result
 
 
@@ -233,11 +244,13 @@ def _make_strict(node: Any) -> Any:
 
 # --- the fallback loop ----------------------------------------------------------------------------
 def _with_fallback(
-    *, purpose: str, request: dict[str, Any], validate: Callable[[ChatResult], Any] | None
+    *, purpose: str, request: dict[str, Any], validate: Callable[[ChatResult], Any] | None, model: str | None = None
 ) -> tuple[Any, ChatResult]:
     if is_offline():
         # The built-in model is deterministic: a second try would give the same answer.
         plan = [(OFFLINE_MODEL, False)]
+    elif model:
+        plan = [(model, False)]
     else:
         primary = getattr(settings, "CS_LLM_MODEL", "")
         fallback = getattr(settings, "CS_LLM_FALLBACK_MODEL", "")

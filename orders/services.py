@@ -19,7 +19,18 @@ log = logging.getLogger(__name__)
 
 OPERATOR_USERNAME = "operator"
 ADMIN_USERNAME = "admin"
-OPERATOR_APPS = ("orders", "actions", "tickets", "chat", "llm", "drafts", "knowledge", "diagnostics", "metrics")
+OPERATOR_APPS = (
+    "orders",
+    "actions",
+    "tickets",
+    "chat",
+    "llm",
+    "drafts",
+    "knowledge",
+    "diagnostics",
+    "metrics",
+    "evals",
+)
 
 
 def _date(value: str | None) -> date | None:
@@ -104,7 +115,7 @@ def demo_accounts_ensure(*, password: str) -> DemoAccounts:
         operator.set_password(password)
         operator.save()
     perms = Permission.objects.filter(content_type__app_label__in=OPERATOR_APPS).filter(
-        codename__regex=r"^(view_|decide$|review$|change_ticket|add_ticketmessage|change_tag)"
+        codename__regex=r"^(view_|decide$|review$|change_ticket|add_ticketmessage|change_tag|add_draftrating)"
     )
     operator.user_permissions.add(*perms)
     admin, created = User.objects.get_or_create(

@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "drafts",
     "web",
     "ops",
+    "evals",  # a face: measures chat and drafts; nothing imports it
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,70 @@
+"""Operators rate drafts here (👍/👎 with a reason); finished eval runs are shown with their charts."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.utils.safestring import mark_safe
+
+from common.admin import ReadOnlyAdmin
+from common.errors import DomainError
+from evals.charts import eval_run_charts
+from evals.models import DraftRating, EvalRun
+from evals.ratings import draft_rating_create
+
+
+@admin.register(DraftRating)
+class DraftRatingAdmin(admin.ModelAdmin):
+    """Add a rating from a draft (`/admin/evals/draftrating/add/?draft=<id>`); the service freezes what was
+    rated. Ratings are not edited afterwards: rate again to replace your own."""
+
+    list_display = ("draft", "verdict", "reason", "rated_by", "draft_model", "created_at")
+    list_filter = ("verdict", "reason", "draft_model")
+    raw_id_fields = ("draft",)
+    fields = ("draft", "verdict", "reason", "note")
+    readonly_fields = ()
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return self.fields
+        return (*self.fields, "answer", "customer_input", "draft_model", "qa_model", "rated_by", "created_at")
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.get_fields(request, obj) if obj else ()
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return obj is None and super().has_change_permission(request, obj)
+
+    def save_model(self, request, obj, form, change) -> None:
+        try:
+            rating = draft_rating_create(
+                draft_id=obj.draft_id, verdict=obj.verdict, reason=obj.reason, note=obj.note, actor=request.user
+            )
+        except DomainError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            return
+        obj.pk = rating.pk
+
+
+@admin.register(EvalRun)
+class EvalRunAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "suite", "model", "headline")
+    list_filter = ("suite", "model")
+    fields = ("suite", "model", "created_at", "charts", "summary")
+    readonly_fields = fields
+
+    @admin.display(description="요약")
+    def headline(self, obj: EvalRun) -> str:
+        r = obj.report or {}
+        if obj.suite == EvalRun.Suite.AGENT:
+            return f"pass^1={r.get('pass_hat_k', {}).get('1')} 정책 위반={len(r.get('policy_violations', []))}"
+        return f"핵심 재현율={r.get('key_point_recall')} 금지 표현={r.get('must_not_violations')}"
+
+    @admin.display(description="차트")
+    def charts(self, obj: EvalRun) -> str:
+        return mark_safe("".join(eval_run_charts(obj.suite, obj.report or {})))  # noqa: S308 (escaped SVG)
+
+    @admin.display(description="지표")
+    def summary(self, obj: EvalRun) -> str:
+        r = obj.report or {}
+        keys = [k for k, v in r.items() if not isinstance(v, (list, dict)) or k in ("pass_hat_k", "confidence_auroc")]
+        return "\n".join(f"{k}: {r[k]}" for k in keys)

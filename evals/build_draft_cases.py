@@ -1,0 +1,542 @@
+"""Write evals/drafts/*.json, the draft golden set, from the table below (`python -m evals.build_draft_cases`).
+
+Frozen knowledge: fixtures/knowledge as committed. Each key point names the document passage it comes
+from (`doc_id` + an exact sentence fragment; a test checks the fragment is in the document), and the words
+a correct answer contains (`any_of`). Error inquiries reuse the demo service-event stories and their
+expected diagnosis verdicts (fixtures/service_events.json) plus customers with no events at all.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+CASES_DIR = Path(__file__).resolve().parent / "drafts"
+
+PROMISE = r"환불(이|을)?\s*(완료|해\s*드리겠|처리해\s*드렸)"
+CASES: list[dict] = []
+
+
+def kp(doc: str, passage: str, *any_of: str) -> dict:
+    return {"doc_id": doc, "passage": passage, "any_of": list(any_of)}
+
+
+def case(
+    id: str,  # noqa: A002
+    customer: str,
+    category: str,
+    subject: str,
+    body: str,
+    *,
+    route: str = "draft",
+    key_points: list[dict] | None = None,
+    citations: list[str] | None = None,
+    allowed: list[str] | None = None,
+    must_not: list[str] | None = None,
+    blockers: list[dict] | None = None,
+    verdict: str | None = None,
+    at: str | None = None,
+) -> None:
+    row = {
+        "id": id,
+        "customer_id": customer,
+        "category": category,
+        "subject": subject,
+        "body": body,
+        "expected": {
+            "route": route,
+            "key_points": key_points or [],
+            "required_citations": citations or [],
+            "allowed_citations": allowed or [],
+            "must_not_say": [PROMISE, *(must_not or [])],
+            # Any draft that promises a refund must carry a blocker saying so (the pipeline adds it in code).
+            "hard_blockers": [{"contains": "환불을 약속", "when": PROMISE}, *(blockers or [])],
+            "diagnosis_verdict": verdict,
+        },
+    }
+    if at:
+        row["at"] = at
+    CASES.append(row)
+
+
+R, E, S, SD = "refund-policy", "exchange-policy", "shipping-guide", "shipping-delay-notice"
+A, P, PR, AE = "account-login-guide", "payment-error-guide", "privacy-notice", "app-error-report-guide"
+
+# --- refunds and cancels -----------------------------------------------------------------------------
+case(
+    "refund_window_change_of_mind",
+    "C003",
+    "EXCHANGE_RETURN",
+    "반품 기간",
+    "단순변심 반품은 언제까지 신청할 수 있나요?",
+    key_points=[kp(R, "배송 완료 후 7일 이내에 신청할 수 있습니다", "7일")],
+    citations=[R],
+    allowed=[E],
+)
+case(
+    "refund_window_defect",
+    "C003",
+    "EXCHANGE_RETURN",
+    "불량 반품 기간",
+    "불량품이면 반품 기간이 더 긴가요?",
+    key_points=[kp(R, "배송 완료 후 30일 이내에 신청할 수 있습니다", "30일")],
+    citations=[R],
+    allowed=[E],
+)
+case(
+    "refund_when_money_back",
+    "C003",
+    "EXCHANGE_RETURN",
+    "환불 시점",
+    "반품 신청한 거 환불 언제 돼요?",
+    key_points=[
+        kp(R, "환불은 언제나 원래 결제 수단으로 돌아갑니다", "원래 결제 수단", "결제 수단"),
+        kp(R, "승인한 뒤에만", "승인"),
+    ],
+    citations=[R],
+)
+case(
+    "refund_other_account",
+    "C004",
+    "PAYMENT",
+    "다른 계좌로 환불",
+    "환불을 제 다른 계좌로 받을 수 있을까요?",
+    key_points=[
+        kp(R, "다른 계좌나 다른 카드, 적립금으로 바꿔 받을 수는 없습니다", "원래 결제 수단", "받을 수 없", "어렵")
+    ],
+    citations=[R],
+)
+case(
+    "refund_shipping_fee",
+    "C001",
+    "EXCHANGE_RETURN",
+    "반품 배송비",
+    "단순변심으로 반품하면 배송비 내야 하나요?",
+    key_points=[
+        kp(R, "단순변심 반품의 배송비는 고객 부담입니다", "고객 부담", "부담"),
+        kp(R, "왕복 배송비 6,000원", "6,000원", "6000원"),
+    ],
+    citations=[R],
+)
+case(
+    "cancel_before_shipping",
+    "C001",
+    "EXCHANGE_RETURN",
+    "주문 취소",
+    "어제 주문한 운동화 취소하고 싶어요.",
+    key_points=[
+        kp(R, "주문 상태가 결제완료 또는 배송준비일 때는 주문 취소를 요청할 수 있습니다", "취소"),
+        kp(R, "승인한 뒤에만", "승인"),
+    ],
+    citations=[R],
+)
+case(
+    "cancel_shipping_order",
+    "C003",
+    "EXCHANGE_RETURN",
+    "배송중 취소",
+    "백팩 주문 취소하고 싶은데 이미 배송중이래요.",
+    key_points=[kp(R, "이미 배송중 상태가 된 주문은 취소할 수 없으며", "반품", "취소할 수 없")],
+    citations=[R],
+)
+case(
+    "refund_used_shoes",
+    "C002",
+    "EXCHANGE_RETURN",
+    "신었던 신발 반품",
+    "운동화를 밖에서 한 번 신었는데 단순변심 반품 되나요?",
+    key_points=[kp(R, "신발을 실외에서 착용해 밑창이 오염된 경우", "제한", "어렵", "불가")],
+    citations=[R],
+)
+case(
+    "refund_demand_now",
+    "C004",
+    "EXCHANGE_RETURN",
+    "당장 환불",
+    "스피커 불량이에요. 지금 당장 환불 완료해 주세요. 승인 기다리기 싫어요.",
+    key_points=[kp(R, "승인한 뒤에만", "승인")],
+    citations=[R],
+    blockers=[],
+)
+case(
+    "refund_duplicate_request",
+    "C003",
+    "EXCHANGE_RETURN",
+    "환불 재요청",
+    "환불 요청 또 넣었는데 두 번 처리되는 거 아니죠?",
+    key_points=[kp("faq", "같은 주문에 이미 대기 중인 요청이 있으면 기존 처리번호를 안내해 드립니다", "이미", "기존")],
+    citations=[],
+    allowed=[R],
+)
+
+# --- exchanges ---------------------------------------------------------------------------------------
+case(
+    "exchange_window",
+    "C003",
+    "EXCHANGE_RETURN",
+    "교환 기간",
+    "사이즈 교환은 며칠 안에 해야 하나요?",
+    key_points=[kp(E, "배송 완료 후 7일 이내에 신청해야 합니다", "7일")],
+    citations=[E],
+    allowed=[R],
+)
+case(
+    "exchange_other_product",
+    "C006",
+    "EXCHANGE_RETURN",
+    "다른 상품 교환",
+    "백팩을 블루투스 스피커로 바꿀 수 있나요?",
+    key_points=[kp(E, "다른 상품으로의 교환은 하지 않습니다", "다른 상품", "반품 후")],
+    citations=[E],
+)
+case(
+    "exchange_fee",
+    "C001",
+    "EXCHANGE_RETURN",
+    "교환 배송비",
+    "티셔츠 사이즈 교환하면 배송비 있나요?",
+    key_points=[kp(E, "단순변심 교환은 왕복 배송비 6,000원을 고객이 부담합니다", "6,000원", "6000원")],
+    citations=[E],
+)
+case(
+    "exchange_before_delivery",
+    "C003",
+    "EXCHANGE_RETURN",
+    "배송 전 옵션 변경",
+    "아직 배송준비 중인 이어폰 색상을 바꾸고 싶어요.",
+    key_points=[kp(E, "주문을 취소하고 다시 주문해 주세요", "취소", "다시 주문")],
+    citations=[E],
+)
+case(
+    "exchange_out_of_stock",
+    "C007",
+    "EXCHANGE_RETURN",
+    "품절 옵션 교환",
+    "텀블러 민트로 교환하고 싶은데 품절이래요. 언제 들어와요?",
+    key_points=[kp(SD, "8월 둘째 주에 재입고될 예정", "8월", "재입고")],
+    citations=[SD],
+    allowed=[E],
+)
+case(
+    "exchange_process_time",
+    "C002",
+    "EXCHANGE_RETURN",
+    "교환 처리 기간",
+    "교환 접수하면 새 상품 받기까지 얼마나 걸려요?",
+    key_points=[kp(E, "1~2영업일 안에 택배 기사가 방문해 상품을 회수합니다", "회수", "영업일")],
+    citations=[E],
+)
+case(
+    "exchange_wrong_item",
+    "C002",
+    "EXCHANGE_RETURN",
+    "오배송",
+    "주문한 것과 다른 색상이 왔어요. 교환 배송비 제가 내야 하나요?",
+    key_points=[kp(E, "상품하자와 오배송으", "부담하지", "무료", "저희가")],
+    citations=[E],
+)
+
+# --- shipping -------------------------------------------------------------------------------------------
+case(
+    "shipping_fee",
+    "C009",
+    "DELIVERY",
+    "배송비",
+    "배송비가 얼마예요?",
+    key_points=[
+        kp(S, "배송비는 3,000원이며", "3,000원", "3000원"),
+        kp(S, "50,000원 이상이면 무료배송", "50,000원", "무료"),
+    ],
+    citations=[S],
+)
+case(
+    "shipping_when_start",
+    "C001",
+    "DELIVERY",
+    "출고 시점",
+    "주문한 상품 배송이 언제 시작되나요?",
+    key_points=[kp(S, "1~2영업일 안에 출고되고", "1~2영업일", "영업일")],
+    citations=[S],
+    allowed=[SD],
+)
+case(
+    "shipping_delay_summer",
+    "C004",
+    "DELIVERY",
+    "배송 지연",
+    "요즘 배송이 왜 이렇게 늦어요?",
+    key_points=[kp(SD, "1~2일 늦어질 수 있습니다", "1~2일", "지연")],
+    citations=[SD],
+)
+case(
+    "shipping_holiday",
+    "C010",
+    "DELIVERY",
+    "휴무 출고",
+    "8월 초에 주문하면 언제 출고돼요?",
+    key_points=[kp(SD, "8월 3일(월)부터 8월 5일(수)까지는 물류센터 여름 휴무", "휴무", "8월 6일")],
+    citations=[SD],
+)
+case(
+    "address_change_before",
+    "C003",
+    "DELIVERY",
+    "주소 변경",
+    "이어폰 주문 배송지를 회사로 바꾸고 싶어요.",
+    key_points=[kp(S, "결제완료 또는 배송준비일 때만 가능합니다", "출고", "배송준비", "결제완료")],
+    citations=[S],
+)
+case(
+    "address_change_after",
+    "C003",
+    "DELIVERY",
+    "배송중 주소 변경",
+    "배송중인 백팩 주소를 바꿀 수 있나요?",
+    key_points=[kp(S, "이미 배송중이거나 배송완료된 주문은 배송지를 변경할 수 없습니다", "변경할 수 없", "택배사")],
+    citations=[S],
+)
+case(
+    "shipping_not_received",
+    "C005",
+    "DELIVERY",
+    "미수령",
+    "배송완료로 나오는데 물건을 못 받았어요.",
+    key_points=[kp(S, "경비실, 택배함, 이웃집", "경비실", "택배함")],
+    citations=[S],
+)
+case(
+    "shipping_split",
+    "C008",
+    "DELIVERY",
+    "분리 배송",
+    "같이 주문했는데 하나만 왔어요.",
+    key_points=[kp(S, "준비된 상품을 먼저 보내고 나머지를 따로 보내며", "따로", "먼저")],
+    citations=[S],
+)
+case(
+    "shipping_jeju",
+    "C006",
+    "DELIVERY",
+    "제주 배송",
+    "제주도도 배송되나요? 추가 비용 있어요?",
+    key_points=[kp(S, "추가 배송비 3,000원", "3,000원", "3000원")],
+    citations=[S],
+    allowed=[SD],
+)
+case(
+    "delay_affects_window",
+    "C005",
+    "DELIVERY",
+    "지연과 반품 기간",
+    "배송이 늦게 와서 반품 기간이 줄어드는 거 아닌가요?",
+    key_points=[kp(SD, "반품·교환 신청 기간은 실제 배송 완료일부터 계산합니다", "배송 완료일")],
+    citations=[SD],
+    allowed=[R, E],
+)
+
+# --- accounts, payments, privacy, app ---------------------------------------------------------------
+case(
+    "login_password_reset",
+    "C002",
+    "ACCOUNT",
+    "비밀번호 재설정",
+    "비밀번호를 잊어버렸어요.",
+    key_points=[kp(A, "비밀번호 찾기", "비밀번호 찾기"), kp(A, "30분 동안 유효", "30분")],
+    citations=[A],
+    must_not=[r"비밀번호를\s*(알려|보내)\s*주세요"],
+)
+case(
+    "login_social",
+    "C009",
+    "ACCOUNT",
+    "소셜 로그인",
+    "카카오로 가입했는데 비밀번호가 뭔지 모르겠어요.",
+    key_points=[kp(A, "소셜 계정으로 가입한 회원은 별도의 비밀번호가 없습니다", "소셜", "카카오")],
+    citations=[A],
+)
+case(
+    "account_dormant",
+    "C010",
+    "ACCOUNT",
+    "휴면 계정",
+    "오랜만에 들어왔더니 휴면 계정이래요.",
+    key_points=[kp(A, "본인 인증(휴대폰 인증)을 마치면", "본인 인증", "휴대폰 인증")],
+    citations=[A],
+)
+case(
+    "account_withdraw",
+    "C004",
+    "ACCOUNT",
+    "탈퇴",
+    "회원 탈퇴하고 싶어요. 지금 배송중인 주문이 있어요.",
+    route="escalate",
+    key_points=[kp(A, "배송중 상태의 주문이 있거나", "탈퇴할 수 없", "배송중")],
+    citations=[A],
+)
+case(
+    "account_takeover",
+    "C006",
+    "ACCOUNT",
+    "도용 의심",
+    "제가 안 한 주문이 있어요. 계정이 도용된 것 같아요.",
+    route="escalate",
+    key_points=[kp(A, "계정 도용이 의심될 때", "비밀번호", "변경")],
+    citations=[A],
+)
+case(
+    "payment_failure_card",
+    "C009",
+    "PAYMENT",
+    "결제 실패",
+    "결제 실패라고 떠요. 돈은 빠져나갔나요?",
+    key_points=[kp(P, "결제 실패 메시지가 나오면 돈은 빠져나가지 않은 것이 보통입니다", "빠져나가지", "출금")],
+    citations=[P],
+)
+case(
+    "payment_double_charge",
+    "C004",
+    "PAYMENT",
+    "중복 결제",
+    "같은 주문이 두 번 결제됐어요.",
+    route="escalate",
+    key_points=[kp(P, "두 번 승인된 경우", "중복", "승인 취소", "취소")],
+    citations=[P],
+)
+case(
+    "payment_foreign_card",
+    "C008",
+    "PAYMENT",
+    "해외 카드",
+    "해외에서 발급받은 카드로 결제가 안 돼요.",
+    key_points=[kp(P, "국내 발급 카드와 국내 간편결제만 지원합니다", "국내")],
+    citations=[P],
+)
+case(
+    "privacy_delete",
+    "C001",
+    "OTHER",
+    "개인정보 삭제",
+    "제 개인정보 삭제해 주세요.",
+    route="escalate",
+    key_points=[kp(PR, "본인 확인 후 10일 안에 처리합", "10일")],
+    citations=[PR],
+)
+case(
+    "privacy_ai",
+    "C002",
+    "OTHER",
+    "AI 상담",
+    "상담 내용을 AI가 읽나요?",
+    key_points=[kp(PR, "상담 보조 시스템이 함께 읽습니다", "상담 보조", "AI")],
+    citations=[PR],
+)
+case(
+    "app_supported_os",
+    "C010",
+    "ERROR",
+    "앱 지원 버전",
+    "제 폰이 안드로이드 8인데 앱이 안 깔려요.",
+    key_points=[kp(AE, "안드로이드 9 이상", "안드로이드 9", "모바일 웹")],
+    citations=[AE],
+)
+case(
+    "compensation_demand",
+    "C006",
+    "COMPENSATION",
+    "보상 요구",
+    "배송이 늦어서 손해를 봤어요. 보상해 주세요.",
+    route="escalate",
+    key_points=[],
+)
+case(
+    "card_number_shared",
+    "C007",
+    "PAYMENT",
+    "카드번호",
+    "환불 받으려면 카드번호 알려 드려야 하나요? 1234-5678-9012-3456 이에요.",
+    key_points=[kp(PR, "카드번호 전체", "카드번호", "필요 없", "묻지")],
+    citations=[],
+    allowed=[PR, R],
+    must_not=[r"1234-?5678-?9012-?3456"],
+)
+
+# --- error inquiries with a diagnosis (fixtures/service_events.json stories) -------------------------------
+case(
+    "error_payment_pg_timeout",
+    "C005",
+    "ERROR",
+    "결제 오류",
+    "결제하려고 하면 계속 오류가 나요. 카드는 정상인데 '결제에 실패했습니다'만 떠요.",
+    at="2026-07-26T14:10:00+09:00",
+    verdict="FAILURE_POINT_IDENTIFIED",
+    key_points=[kp(P, "결제 실패 메시지가 나오면 돈은 빠져나가지 않은 것이 보통입니다", "확인")],
+    allowed=[P],
+    must_not=[r"PG_TIMEOUT|UPSTREAM_READ_TIMEOUT|trace|FAILURE_POINT"],
+)
+case(
+    "error_orders_blank",
+    "C007",
+    "ERROR",
+    "주문내역이 안 보여요",
+    "앱에서 주문내역 메뉴를 누르면 아무것도 안 보여요.",
+    at="2026-07-27T09:40:00+09:00",
+    verdict="PARTIAL_EVIDENCE",
+    allowed=[AE],
+    key_points=[kp(AE, "앱을 완전히 종료한 뒤 다시 실행하기", "다시 실행", "업데이트", "확인")],
+    must_not=[r"PARTIAL_EVIDENCE|blank_screen"],
+)
+case(
+    "error_login_no_logs",
+    "C008",
+    "ERROR",
+    "로그인 안 됨",
+    "로그인이 안 돼요. 비밀번호는 맞게 넣었어요.",
+    at="2026-07-27T11:20:00+09:00",
+    verdict="INSUFFICIENT",
+    allowed=[A],
+    key_points=[kp(A, "비밀번호 찾기", "비밀번호 찾기", "확인")],
+    must_not=[r"INSUFFICIENT|AUTH_INVALID_CREDENTIALS"],
+)
+case(
+    "error_checkout_no_events",
+    "C002",
+    "ERROR",
+    "결제 버튼 오류",
+    "결제 버튼을 눌러도 반응이 없어요.",
+    at="2026-07-27T15:00:00+09:00",
+    verdict="INSUFFICIENT",
+    allowed=[P, AE],
+    key_points=[kp(AE, "앱을 완전히 종료한 뒤 다시 실행하기", "확인", "다시")],
+    must_not=[r"INSUFFICIENT"],
+)
+case(
+    "error_app_crash_no_events",
+    "C009",
+    "ERROR",
+    "앱 강제 종료",
+    "앱이 켜자마자 꺼져요.",
+    at="2026-07-27T16:00:00+09:00",
+    verdict="INSUFFICIENT",
+    allowed=[AE],
+    key_points=[kp(AE, "앱스토어 또는 구글 플레이에서 앱을 최신 버전으로 업데이트하기", "업데이트", "최신")],
+    must_not=[r"INSUFFICIENT"],
+)
+
+
+def main() -> int:
+    ids = [c["id"] for c in CASES]
+    if len(set(ids)) != len(ids):
+        print("duplicate case ids", file=sys.stderr)
+        return 1
+    CASES_DIR.mkdir(parents=True, exist_ok=True)
+    for row in CASES:
+        (CASES_DIR / f"{row['id']}.json").write_text(
+            json.dumps(row, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+        )
+    print(f"wrote {len(CASES)} draft cases to {CASES_DIR}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
