@@ -188,7 +188,6 @@ def turn_queries(model_url: str) -> dict:
     from rest_framework.test import APIClient
 
     from accounts.services import token_issue
-
     from llm.client import clear_client_cache
     from orders.models import Order
 

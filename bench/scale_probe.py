@@ -179,7 +179,6 @@ def measure_requests(repeat: int) -> dict:
     from rest_framework.test import APIClient
 
     from accounts.services import token_issue
-
     from actions.models import ActionRecord
     from tickets.models import Ticket
 

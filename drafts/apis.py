@@ -16,7 +16,6 @@ from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject
 from tickets.models import Ticket
 from tickets.selectors import ticket_get
 
-
 # What each staff endpoint shows or changes, as Django permissions (the same ones the admin checks).
 TICKET_READ = ("tickets.view_ticket", "drafts.view_draft")  # a ticket with its drafts' status or content
 CONVERSATION_READ = (*TICKET_READ, "tickets.view_ticketmessage")
