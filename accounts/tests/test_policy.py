@@ -43,7 +43,15 @@ def test_retry_after_counts_down_from_the_last_counted_failure(last_failure_ago,
 
 @pytest.mark.parametrize(
     ("raw", "key"),
-    [("c003", "c003"), (" C003 ", "c003"), ("", None), ("   ", None), (None, None), (["c003"], None), ("x" * 300, "x" * 150)],
+    [
+        ("c003", "c003"),
+        (" C003 ", "c003"),
+        ("", None),
+        ("   ", None),
+        (None, None),
+        (["c003"], None),
+        ("x" * 300, "x" * 150),
+    ],
 )
 def test_username_key_normalizes_how_a_name_is_typed(raw, key):
     assert policy.username_key(raw) == key

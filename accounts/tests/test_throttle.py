@@ -27,9 +27,7 @@ def _login(username="c003", password="demo1234", address="10.2.0.1"):
 
 
 def _admin_login(client, username="operator", password="demo1234", address="10.3.0.1"):
-    return client.post(
-        "/admin/login/?next=/admin/", {"username": username, "password": password}, REMOTE_ADDR=address
-    )
+    return client.post("/admin/login/?next=/admin/", {"username": username, "password": password}, REMOTE_ADDR=address)
 
 
 def _assert_locked(response, *, seconds: int = 900):
