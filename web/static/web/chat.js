@@ -7,6 +7,7 @@
 
   var API = {
     token: "/api/auth/token/",
+    logout: "/api/auth/logout/",
     orders: "/api/orders/",
     requests: "/api/requests/",
     chat: "/api/chat/",
@@ -425,6 +426,8 @@
   }
 
   function onLogout() {
+    // 서버에서도 이 토큰을 폐기한다. 실패해도(이미 만료 등) 화면은 로그아웃한다.
+    if (getToken()) api("POST", API.logout).catch(function () {});
     clearConversationId();
     store.remove(KEYS.token);
     store.remove(KEYS.username);
