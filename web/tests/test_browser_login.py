@@ -67,9 +67,12 @@ def test_chat_page_relogin_after_expiry_and_logout_revokes(live_server, shop):
             def log_in():
                 page.fill("#login-username", "c003")
                 page.fill("#login-password", "demo1234")
-                with page.expect_response("**/api/auth/token/") as login:
-                    page.click("#login-button")
-                assert login.value.status == 200
+                # The app view loads the sidebar right after login: wait for that too, so the next
+                # /api/orders/ response awaited below is the one the test triggers.
+                with page.expect_response("**/api/orders/") as sidebar:
+                    with page.expect_response("**/api/auth/token/") as login:
+                        page.click("#login-button")
+                assert login.value.status == 200 and sidebar.value.status == 200
                 expect(page.locator("#app-view")).to_be_visible()
 
             log_in()
