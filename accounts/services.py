@@ -88,3 +88,11 @@ def user_tokens_revoke(*, user: AbstractBaseUser, actor: AbstractBaseUser | None
     if deleted:
         log.info("auth.tokens_revoked user_id=%s count=%d actor_id=%s", user.pk, deleted, getattr(actor, "pk", None))
     return deleted
+
+
+def tokens_purge_expired(*, actor: AbstractBaseUser | None) -> int:
+    """Housekeeping (`manage.py auth_tokens_purge`): delete tokens past their lifetime. Expired tokens already
+    refuse to authenticate; this only keeps the table small for users who never come back."""
+    deleted, _ = AuthToken.objects.filter(created_at__lte=timezone.now() - token_ttl()).delete()
+    log.info("auth.tokens_purged count=%d actor_id=%s", deleted, getattr(actor, "pk", None))
+    return deleted

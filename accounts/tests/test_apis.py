@@ -1,9 +1,11 @@
 """Login tokens through the real API: a new token per login, expiry, logout, password-change revocation."""
 
 from datetime import timedelta
+from io import StringIO
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from rest_framework.test import APIClient
@@ -26,7 +28,7 @@ def _client(key: str) -> APIClient:
     return client
 
 
-def _age(key_response, by: timedelta) -> None:
+def _age(by: timedelta) -> None:
     """Move a token's issue time into the past: how expiry is tested without waiting."""
     AuthToken.objects.filter(user__username="c003").update(created_at=timezone.now() - by)
 
@@ -49,9 +51,9 @@ def test_login_issues_a_token_that_expires_after_the_configured_ttl(shop, settin
 def test_expired_token_answers_401_token_expired_and_is_deleted(shop, settings):
     settings.CS_AUTH_TOKEN_TTL_HOURS = 1
     key = _login().json()["token"]
-    _age(key, timedelta(minutes=59))
+    _age(timedelta(minutes=59))
     assert _client(key).get("/api/orders/").status_code == 200
-    _age(key, timedelta(minutes=60, seconds=1))
+    _age(timedelta(minutes=60, seconds=1))
     response = _client(key).get("/api/orders/")
     assert response.status_code == 401
     assert "만료" in response.json()["detail"]
@@ -133,3 +135,17 @@ def test_wrong_password_is_400_with_code_and_korean_detail(shop):
     assert response.status_code == 400
     assert response.json() == {"code": "invalid_credentials", "detail": "아이디 또는 비밀번호가 올바르지 않습니다."}
     assert not AuthToken.objects.exists()
+
+
+def test_purge_command_deletes_only_expired_tokens(shop, settings):
+    settings.CS_AUTH_TOKEN_TTL_HOURS = 12
+    old, fresh = _login().json()["token"], _login().json()["token"]
+    AuthToken.objects.filter(pk=AuthToken.objects.order_by("id").first().pk).update(
+        created_at=timezone.now() - timedelta(hours=12, seconds=1)
+    )
+    out = StringIO()
+    call_command("auth_tokens_purge", stdout=out)
+    assert "1개" in out.getvalue()
+    assert AuthToken.objects.count() == 1
+    assert _client(fresh).get("/api/orders/").status_code == 200
+    assert _client(old).get("/api/orders/").status_code == 401

@@ -1,5 +1,6 @@
 """The chat page with expiring tokens, in a real headless Chromium against a live server: log in, an expired
-token brings back the login form with the re-login message, logging out revokes the token on the server.
+token brings back the login form with the re-login message, logging out revokes the token on the server, a
+locked login says so.
 
 Database work runs in a helper thread: Playwright's sync API runs an event loop in this one, where Django
 refuses ORM calls. Skipped without Chromium or Playwright outside CI (as metrics/tests/test_browser.py)."""
@@ -93,5 +94,14 @@ def test_chat_page_relogin_after_expiry_and_logout_revokes(live_server, shop):
             assert logout.value.status == 204
             expect(page.locator("#login-view")).to_be_visible()
             assert _tokens() == 0
+
+            # Five wrong passwords lock the name: the form says for how long.
+            for attempt in range(5):
+                page.fill("#login-username", "c003")
+                page.fill("#login-password", f"wrong-{attempt}")
+                with page.expect_response("**/api/auth/token/") as failed:
+                    page.click("#login-button")
+            assert failed.value.status == 429
+            expect(page.locator("#login-error")).to_contain_text("로그인 시도가 너무 많아")
         finally:
             browser.close()
