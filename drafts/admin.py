@@ -85,6 +85,12 @@ class TicketReviewAdmin(TicketAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related(latest_drafts_prefetch())
 
+    def get_list_display(self, request):
+        display = super().get_list_display(request)
+        return (
+            display if request.user.has_perm("drafts.view_draft") else tuple(f for f in display if f != "draft_status")
+        )
+
     @admin.display(description="초안")
     def draft_status(self, obj: Ticket) -> str:
         drafts = getattr(obj, "draft_list", None)

@@ -78,6 +78,14 @@ def test_review_page_shows_only_what_the_permissions_cover(client, live_draft):
     assert "운영자 전용 진단" in client.get(page_url).content.decode()
 
 
+def test_ticket_list_shows_the_draft_column_only_with_the_draft_view_permission(client, live_draft):
+    url = reverse("admin:tickets_ticket_changelist")
+    client.force_login(_staff("view_ticket"))
+    assert "column-draft_status" not in client.get(url).content.decode()
+    client.force_login(_staff("view_ticket", "view_draft"))
+    assert "column-draft_status" in client.get(url).content.decode()
+
+
 def test_draft_admin_hides_the_diagnosis_field_without_the_service_event_view_permission(client, live_draft):
     url = reverse("admin:drafts_draft_change", args=[live_draft.pk])
     client.force_login(_staff("view_draft"))
