@@ -122,3 +122,18 @@ def test_forwarded_address_is_counted_behind_a_trusted_proxy(shop, settings):
     assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {"203.0.113.7"}
     # Another client behind the same proxy is not locked out.
     assert via_proxy("203.0.113.8").status_code == 400
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"username": "c0\x0003", "password": "x"},  # NUL: PostgreSQL could not store it in the failure record
+        {"username": "c003"},
+        {"username": "x" * 151, "password": "x"},
+        ["c003", "demo1234"],
+    ],
+)
+def test_malformed_logins_are_400_and_count_nothing(shop, body):
+    response = APIClient().post(LOGIN, body, format="json")
+    assert response.status_code == 400
+    assert not AccessAttempt.objects.exists()
