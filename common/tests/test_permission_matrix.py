@@ -12,7 +12,7 @@ matrix changes nothing (asserted at the end) while still proving who may write.
 from __future__ import annotations
 
 import pytest
-from axes.models import AccessAttempt
+from axes.models import AccessAttempt, AccessLog
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.test import Client
@@ -197,6 +197,8 @@ def _admin_pages(world) -> dict[str, str]:
         "user": change(get_user_model(), world["users"]["customer"].pk),
         "failed logins": changelist(AccessAttempt),
         "failed login": change(AccessAttempt, AccessAttempt.objects.first().pk),
+        "login log": changelist(AccessLog),
+        "login log entry": change(AccessLog, AccessLog.objects.first().pk),
     }
 
 
@@ -233,12 +235,14 @@ def test_admin_pages_matrix(world):
         "user": accounts,
         "failed logins": accounts,
         "failed login": accounts,
+        "login log": accounts,
+        "login log entry": accounts,
     }
     clients = {}
     for role in ROLES:
         clients[role] = Client()
         if role != "anonymous":
-            clients[role].force_login(world["users"][role])
+            clients[role].force_login(world["users"][role])  # also writes django-axes' login log
 
     def probe(role, name, path):
         return clients[role].get(path).status_code
