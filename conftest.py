@@ -71,12 +71,13 @@ from llm.testing import offline_model, scripted_model  # noqa: E402,F401
 @pytest.fixture
 def c003_api(c003):
     """An API client signed in as C003 with a token, as the chat page does."""
-    from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
+    from accounts.services import token_issue
+
     client = APIClient()
-    token, _ = Token.objects.get_or_create(user=c003.user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    _, key = token_issue(user=c003.user, actor=c003.user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     return client
 
 

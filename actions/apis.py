@@ -5,7 +5,7 @@ from rest_framework.views import APIView
 
 from actions.models import ActionRecord
 from actions.selectors import action_record_list
-from actions.services import action_decide
+from actions.services import DECIDE_PERMISSION, action_decide
 from common.apis import CustomerThrottle, IsCustomer, IsStaff
 from tickets.apis import TicketOutputSerializer
 from tickets.selectors import customer_ticket_list
@@ -57,9 +57,10 @@ class RequestListApi(APIView):
 
 
 class OpsActionDecideApi(APIView):
-    """Staff-only: approve or reject a pending refund/cancel. The service checks the `decide` permission."""
+    """Staff-only: approve or reject a pending refund/cancel. The service checks the `decide` permission again."""
 
     permission_classes = [IsStaff]
+    required_permissions = (DECIDE_PERMISSION, "actions.view_actionrecord")  # the answer shows the record
 
     @extend_schema_serializer(component_name="OpsActionDecideInput")
     class InputSerializer(serializers.Serializer):

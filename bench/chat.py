@@ -185,9 +185,9 @@ def turn_queries(model_url: str) -> dict:
     from django.conf import settings
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
-    from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
+    from accounts.services import token_issue
     from llm.client import clear_client_cache
     from orders.models import Order
 
@@ -203,8 +203,8 @@ def turn_queries(model_url: str) -> dict:
     clear_client_cache()
     try:
         client = APIClient()
-        token, _ = Token.objects.get_or_create(user=order.customer.user)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        _, key = token_issue(user=order.customer.user, actor=order.customer.user)
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
         address = f"서울특별시 중구 세종대로 110, 99층 {time.time_ns() % 10**6}호"
         body = {"message": f"{order.order_id} 배송지를 {address}로 바꿔 주세요"}
         with CaptureQueriesContext(connection) as ctx:

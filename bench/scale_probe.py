@@ -176,16 +176,16 @@ def _get_timed(client, url: str, repeat: int, warmup: int = 3) -> dict:
 
 
 def measure_requests(repeat: int) -> dict:
-    from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
+    from accounts.services import token_issue
     from actions.models import ActionRecord
     from tickets.models import Ticket
 
     customer, user = requests_customer_ensure()
-    token, _ = Token.objects.get_or_create(user=user)
+    _, key = token_issue(user=user, actor=user)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     out = _get_timed(client, "/api/requests/", repeat)
     out["records"] = ActionRecord.objects.filter(customer=customer).count()
     out["tickets"] = Ticket.objects.filter(customer=customer).count()

@@ -17,7 +17,7 @@ def exception_handler(exc, context):
     return drf_exception_handler(exc, context)
 
 
-from rest_framework.permissions import BasePermission, IsAdminUser  # noqa: E402
+from rest_framework.permissions import BasePermission  # noqa: E402
 from rest_framework.throttling import UserRateThrottle  # noqa: E402
 
 
@@ -37,11 +37,24 @@ class IsCustomer(BasePermission):
         return True
 
 
-class IsStaff(IsAdminUser):
-    """Staff-only endpoints (`/api/ops/`): each decision is also checked against the operator's permission
-    by its service."""
+class IsStaff(BasePermission):
+    """Staff endpoints (`/api/ops/`): an active staff user holding every Django permission the view names in
+    `required_permissions` (the view permissions of what it shows, `drafts.review` / `actions.decide` for what it
+    changes). `is_staff` alone reads nothing; a view that names no permissions is closed to everyone but
+    superusers. Services check their own permission again.
 
-    message = "운영자 계정으로만 사용할 수 있습니다."
+    Anonymous requests get DRF's 401; signed-in users without the permissions a 403 `permission_denied`."""
+
+    message = "이 작업에 필요한 운영자 권한이 없습니다."
+
+    def has_permission(self, request, view) -> bool:
+        user = request.user
+        if not (user and user.is_authenticated):
+            return False  # DRF answers 401 (not authenticated)
+        required = getattr(view, "required_permissions", None)
+        if user.is_active and user.is_staff and (user.is_superuser or (required and user.has_perms(required))):
+            return True
+        raise PermissionDenied(self.message, code="permission_denied")
 
 
 class CustomerThrottle(UserRateThrottle):

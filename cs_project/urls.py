@@ -1,6 +1,9 @@
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.permissions import IsAdminUser
+
+from common.schema import STAFF_SCHEMA_SETTINGS
 
 admin.site.site_header = "CS 데스크 운영자 화면"
 admin.site.site_title = "CS 데스크"
@@ -10,6 +13,17 @@ urlpatterns = [
     path("", include("ops.urls")),  # /healthz, /readyz
     path("admin/metrics/", include("metrics.urls")),  # staff dashboard; before admin/ so the admin doesn't take it
     path("admin/", admin.site.urls),
+    # Staff endpoints are documented only to staff (session or token); before api/ so the include doesn't take them.
+    path(
+        "api/ops/schema/",
+        SpectacularAPIView.as_view(custom_settings=STAFF_SCHEMA_SETTINGS, permission_classes=[IsAdminUser]),
+        name="schema-ops",
+    ),
+    path(
+        "api/ops/docs/",
+        SpectacularSwaggerView.as_view(url_name="schema-ops", permission_classes=[IsAdminUser]),
+        name="api-docs-ops",
+    ),
     path("api/", include("common.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),

@@ -18,6 +18,9 @@ from django.utils import timezone
 from common.redaction import redact, redact_obj
 from diagnostics.models import ServiceEvent
 
+# A diagnosis is built from service events (request logs, traces): who may read those may read the diagnosis.
+DIAGNOSIS_VIEW_PERMISSION = "diagnostics.view_serviceevent"
+
 TOOL_NAME = "get_error_diagnostic_context"
 
 DIAGNOSTIC_TOOL_SPEC: dict = {

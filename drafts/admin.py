@@ -10,6 +10,7 @@ from django.urls import path, reverse
 
 from common.admin import ReadOnlyAdmin
 from common.errors import DomainError
+from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION
 from drafts.models import DeadLetter, Draft, StageState
 from drafts.selectors import (
     citations_resolve,
@@ -84,6 +85,12 @@ class TicketReviewAdmin(TicketAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related(latest_drafts_prefetch())
 
+    def get_list_display(self, request):
+        display = super().get_list_display(request)
+        return (
+            display if request.user.has_perm("drafts.view_draft") else tuple(f for f in display if f != "draft_status")
+        )
+
     @admin.display(description="초안")
     def draft_status(self, obj: Ticket) -> str:
         drafts = getattr(obj, "draft_list", None)
@@ -108,15 +115,24 @@ class TicketReviewAdmin(TicketAdmin):
         return request.user.has_perm(REVIEW_PERMISSION)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
+        if not self.has_view_or_change_permission(request):
+            return super().change_view(request, object_id, form_url, extra_context)  # the admin's own 403
         ticket = get_object_or_404(Ticket, pk=object_id)
-        drafts = ticket_drafts(ticket)
+        # The review panel follows the model permissions, as the admin's own inlines do: messages need
+        # view_ticketmessage, drafts view_draft, the diagnosis view_serviceevent.
+        user = request.user
+        drafts = ticket_drafts(ticket) if user.has_perm("drafts.view_draft") else []
         current = draft_current(drafts)
         chunks = citations_resolve(drafts)
         recommended = set(current.recommended_tags) if current else set()
         applied = set(ticket.tags.values_list("name", flat=True))
+        can_read_messages = user.has_perm("tickets.view_ticketmessage")
         extra = {
             **(extra_context or {}),
-            "conversation": ticket.messages.select_related("author").order_by("id"),
+            "conversation": ticket.messages.select_related("author").order_by("id") if can_read_messages else [],
+            "can_view_conversation": can_read_messages,
+            "can_view_drafts": user.has_perm("drafts.view_draft"),
+            "can_view_diagnosis": user.has_perm(DIAGNOSIS_VIEW_PERMISSION),
             "review": draft_review_context(current, chunks),
             "history": [d for d in drafts if current is None or d.pk != current.pk],
             "tag_choices": [
@@ -203,6 +219,11 @@ class DraftAdmin(ReadOnlyAdmin):
     list_select_related = ("ticket", "decided_by")
     search_fields = ("=ticket__id",)
     show_full_result_count = False
+
+    def get_exclude(self, request, obj=None):
+        # The diagnosis is read from service events: shown only to those who may read them.
+        exclude = tuple(super().get_exclude(request, obj) or ())
+        return exclude if request.user.has_perm(DIAGNOSIS_VIEW_PERMISSION) else (*exclude, "diagnosis")
 
     @admin.display(description="티켓", ordering="ticket_id")
     def ticket_link(self, obj: Draft) -> str:

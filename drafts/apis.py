@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from common.apis import IsStaff
+from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION
 from drafts.models import Draft
 from drafts.selectors import citations_resolve, citations_with_text, ops_ticket_list, ticket_drafts
-from drafts.services import draft_apply, draft_reject
+from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject
 from tickets.models import Ticket
 from tickets.selectors import ticket_get
+
+# What each staff endpoint shows or changes, as Django permissions (the same ones the admin checks).
+TICKET_READ = ("tickets.view_ticket", "drafts.view_draft")  # a ticket with its drafts' status or content
+CONVERSATION_READ = (*TICKET_READ, "tickets.view_ticketmessage")
+DRAFT_DECIDE = (REVIEW_PERMISSION, "drafts.view_draft")  # the answer is the draft as decided
+
+
+def draft_context(request, drafts: list[Draft]) -> dict:
+    """Serializer context for drafts: the cited chunks, and whether this user may read the diagnosis."""
+    return {"chunks": citations_resolve(drafts), "can_view_diagnosis": request.user.has_perm(DIAGNOSIS_VIEW_PERMISSION)}
 
 
 class OpsPagination(LimitOffsetPagination):
@@ -49,6 +60,7 @@ class DraftSerializer(serializers.ModelSerializer):
     original_body = serializers.CharField(source="body")
     answer = serializers.CharField(help_text="운영자가 시작하는 답변: QA 보정본이 있으면 그것")
     citations = serializers.SerializerMethodField()
+    diagnosis = serializers.SerializerMethodField()
     stages = StageSerializer(source="*")
     timings = TimingSerializer(source="*")
     decided_by = serializers.CharField(source="decided_by.get_username", default=None)
@@ -86,6 +98,17 @@ class DraftSerializer(serializers.ModelSerializer):
 
     def get_citations(self, draft: Draft) -> list[dict]:
         return citations_with_text(draft, self.context.get("chunks", {}))
+
+    @extend_schema_field(
+        {
+            "type": "object",
+            "nullable": True,
+            "additionalProperties": {},
+            "description": "운영자 전용 진단. diagnostics.view_serviceevent 권한이 없으면 null.",
+        }
+    )
+    def get_diagnosis(self, draft: Draft) -> dict | None:
+        return draft.diagnosis if self.context.get("can_view_diagnosis") else None
 
 
 class OpsMessageSerializer(serializers.Serializer):
@@ -127,6 +150,7 @@ class OpsTicketSerializer(serializers.ModelSerializer):
 
 class OpsTicketListApi(APIView):
     permission_classes = [IsStaff]
+    required_permissions = TICKET_READ
 
     @extend_schema_serializer(component_name="OpsTicketListItem")
     class OutputSerializer(OpsTicketSerializer):
@@ -166,6 +190,7 @@ class OpsTicketListApi(APIView):
 
 class OpsTicketDetailApi(APIView):
     permission_classes = [IsStaff]
+    required_permissions = CONVERSATION_READ
 
     @extend_schema_serializer(component_name="OpsTicketDetail")
     class OutputSerializer(OpsTicketSerializer):
@@ -184,12 +209,12 @@ class OpsTicketDetailApi(APIView):
         ticket = ticket_get(ticket_id=ticket_id)
         ticket.message_list = list(ticket.messages.order_by("id"))
         ticket.draft_list = ticket_drafts(ticket)
-        context = {"chunks": citations_resolve(ticket.draft_list)}
-        return Response(self.OutputSerializer(ticket, context=context).data)
+        return Response(self.OutputSerializer(ticket, context=draft_context(request, ticket.draft_list)).data)
 
 
 class OpsDraftApplyApi(APIView):
     permission_classes = [IsStaff]
+    required_permissions = DRAFT_DECIDE
 
     @extend_schema_serializer(component_name="OpsDraftApplyInput")
     class InputSerializer(serializers.Serializer):
@@ -207,11 +232,12 @@ class OpsDraftApplyApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         draft = draft_apply(draft_id=draft_id, actor=request.user, **data.validated_data)
-        return Response(DraftSerializer(draft, context={"chunks": citations_resolve([draft])}).data)
+        return Response(DraftSerializer(draft, context=draft_context(request, [draft])).data)
 
 
 class OpsDraftRejectApi(APIView):
     permission_classes = [IsStaff]
+    required_permissions = DRAFT_DECIDE
 
     @extend_schema_serializer(component_name="OpsDraftRejectInput")
     class InputSerializer(serializers.Serializer):
@@ -222,4 +248,4 @@ class OpsDraftRejectApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         draft = draft_reject(draft_id=draft_id, actor=request.user, **data.validated_data)
-        return Response(DraftSerializer(draft, context={"chunks": citations_resolve([draft])}).data)
+        return Response(DraftSerializer(draft, context=draft_context(request, [draft])).data)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -40,10 +41,11 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "common",
+    "accounts",
     "orders",
     "actions",
     "tickets",
@@ -66,6 +68,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: turns a locked-out admin login into its 429 answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "cs_project.urls"
@@ -124,7 +128,34 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# --- Accounts -----------------------------------------------------------------------------------
+# django-axes checks every password login (the API token endpoint and the admin form) first: after
+# CS_LOGIN_FAILURE_LIMIT failures within CS_LOGIN_LOCKOUT_MINUTES, for one username (however typed) or from one
+# address, further tries answer 429 with Retry-After until the lockout lifts. Unlock: `manage.py axes_reset`,
+# `axes_reset_username <name>` or `axes_reset_ip <address>`.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(env("CS_LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=env_float("CS_LOGIN_LOCKOUT_MINUTES", 15.0))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the limit locks
+# Tries during a lockout are refused without extending it, so Retry-After is the truth.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# A success does not clear the counters: it would also clear the address's, which a second account would abuse.
+AXES_RESET_ON_SUCCESS = False
+AXES_USERNAME_CALLABLE = "accounts.throttle.client_username"
+AXES_CLIENT_IP_CALLABLE = "accounts.throttle.client_ip"
+AXES_LOCKOUT_CALLABLE = "accounts.throttle.lockout_response"
+# Behind a reverse proxy, the number of proxies that append to X-Forwarded-For (0: use REMOTE_ADDR).
+CS_TRUSTED_PROXY_COUNT = int(env("CS_TRUSTED_PROXY_COUNT", "0"))
+# API tokens: a new one per login, valid this long; at most this many live per user (other devices stay signed in).
+CS_AUTH_TOKEN_TTL_HOURS = env_float("CS_AUTH_TOKEN_TTL_HOURS", 12.0)
+CS_AUTH_TOKENS_PER_USER = int(env("CS_AUTH_TOKENS_PER_USER", "10"))
 
 LANGUAGE_CODE = "ko-kr"
 TIME_ZONE = "Asia/Seoul"
@@ -177,7 +208,7 @@ CELERY_TIMEZONE = TIME_ZONE
 # --- API --------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "accounts.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -193,6 +224,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "고객 셀프서비스 채팅과 상담 보조 API",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The public schema documents the customer API; staff endpoints are in /api/ops/schema/ (staff only).
+    "PREPROCESSING_HOOKS": ["common.schema.exclude_staff_endpoints"],
     "COMPONENT_SPLIT_REQUEST": True,
     # Swagger UI assets come from the sidecar package, not a CDN: the docs work offline.
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -19,6 +19,8 @@ if not env("ALLOWED_HOSTS"):
 CSRF_TRUSTED_ORIGINS = [o.strip() for o in (env("CSRF_TRUSTED_ORIGINS", "") or "").split(",") if o.strip()]
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Login throttling counts per client address: behind the one TLS proxy, that is the address it appends.
+CS_TRUSTED_PROXY_COUNT = int(env("CS_TRUSTED_PROXY_COUNT", "1"))
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
 # Load balancers and orchestrators probe over plain HTTP inside the network: answer them, do not redirect.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]

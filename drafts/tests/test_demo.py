@@ -4,6 +4,7 @@ from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
+from django.test import RequestFactory
 from django.urls import reverse
 
 from drafts.models import Draft
@@ -31,7 +32,8 @@ def test_seed_demo_prepares_drafts_for_demo_inquiries_including_error_diagnoses(
     call_command("seed_demo", "--no-progress")  # idempotent
     assert (Ticket.objects.count(), Draft.objects.count()) == (5, 6)
 
-    client.login(username="operator", password="demo1234")
+    # django-axes checks every password login and needs the request it comes with.
+    assert client.login(request=RequestFactory().post("/admin/login/"), username="operator", password="demo1234")
     listing = client.get(reverse("admin:tickets_ticket_changelist")).content.decode()
     assert listing.count("생성됨") >= 5
     c005 = live.get(ticket__customer_id="C005")

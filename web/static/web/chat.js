@@ -7,6 +7,7 @@
 
   var API = {
     token: "/api/auth/token/",
+    logout: "/api/auth/logout/",
     orders: "/api/orders/",
     requests: "/api/requests/",
     chat: "/api/chat/",
@@ -284,6 +285,8 @@
               var retry = parseInt(response.headers.get("Retry-After") || "", 10);
               var msg = MSG.throttled;
               if (retry > 0) msg = "요청이 너무 많습니다. " + retry + "초 후 다시 시도해 주세요.";
+              // 로그인 잠금은 서버 문구(몇 분 후 다시)를 그대로 보여 준다.
+              if (data && data.code === "login_locked" && typeof data.detail === "string") msg = data.detail;
               throw new ApiError("throttled", status, msg, data);
             }
             if (status === 400) throw new ApiError("bad_request", status, errorMessage(data, MSG.badRequest), data);
@@ -425,6 +428,8 @@
   }
 
   function onLogout() {
+    // 서버에서도 이 토큰을 폐기한다. 실패해도(이미 만료 등) 화면은 로그아웃한다.
+    if (getToken()) api("POST", API.logout).catch(function () {});
     clearConversationId();
     store.remove(KEYS.token);
     store.remove(KEYS.username);

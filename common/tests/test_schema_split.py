@@ -1,0 +1,37 @@
+"""Two OpenAPI documents: the public one leaves out /api/ops/, the staff one (staff only) has everything;
+both validate without warnings and document the auth endpoints' error statuses."""
+
+import json
+from io import StringIO
+
+from django.core.management import call_command
+
+
+def _schema(*extra: str) -> dict:
+    out = StringIO()
+    call_command("spectacular", "--validate", "--fail-on-warn", "--format", "openapi-json", *extra, stdout=out)
+    return json.loads(out.getvalue())
+
+
+def test_public_schema_has_no_staff_endpoint_and_staff_schema_has_them_all():
+    public = _schema()["paths"]
+    staff = _schema("--custom-settings", "common.schema.STAFF_SCHEMA_SETTINGS")["paths"]
+    assert not [p for p in public if p.startswith("/api/ops/")]
+    assert sorted(p for p in staff if p.startswith("/api/ops/")) == [
+        "/api/ops/actions/{action_id}/decide/",
+        "/api/ops/drafts/{draft_id}/apply/",
+        "/api/ops/drafts/{draft_id}/reject/",
+        "/api/ops/tickets/",
+        "/api/ops/tickets/{ticket_id}/",
+    ]
+    assert set(public) <= set(staff)
+
+
+def test_login_and_logout_document_their_error_statuses():
+    paths = _schema()["paths"]
+    login = paths["/api/auth/token/"]["post"]
+    assert set(login["responses"]) == {"200", "400", "429"}
+    assert login.get("security", []) in ([], [{}])  # anonymous: no token needed
+    logout = paths["/api/auth/logout/"]["post"]
+    assert set(logout["responses"]) == {"204", "401"}
+    assert logout["security"] == [{"tokenAuth": []}]
