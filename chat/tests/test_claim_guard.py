@@ -106,3 +106,29 @@ def test_honest_replies_are_untouched(c003_api, scripted_model):
     body = turn(c003_api)
     assert body["reply"] == honest
     assert ChatMessage.objects.get(role="assistant").outcome == ChatMessage.Outcome.OK
+
+
+def test_every_text_the_code_writes_for_customers_passes_the_guard():
+    from chat import prompts
+
+    results = [
+        {"ok": True, "action_id": "A00001", "kind": "환불요청", "status": "승인대기", "order_id": "HR1"},
+        {"ok": True, "action_id": "A00002", "kind": "주문취소요청", "status": "승인대기", "already_pending": True},
+        {"ok": True, "action_id": "A00003", "kind": "배송지변경", "status": "완료"},
+        {"ok": True, "ticket_id": "T00004", "status": "접수"},
+        {"ok": False, "reason": "단순변심 환불은 배송완료 후 7일 이내에만 가능합니다."},
+    ]
+    texts = [
+        prompts.APOLOGY.format(ticket="T00001"),
+        prompts.BOUNDED_REPLY,
+        prompts.EMPTY_REPLY,
+        prompts.CLAIM_FALLBACK,
+        prompts.claim_safe_reply(results),
+        prompts.claim_safe_reply([]),
+        prompts.summarize_results(results),
+        "승인 요청을 등록했습니다. 담당자가 승인하면 처리됩니다.",  # actions.tools messages
+        "이미 승인을 기다리는 요청이 있습니다.",
+        "상담원 티켓을 접수했습니다. 담당자가 확인 후 연락드립니다.",
+    ]
+    for text in texts:
+        assert find_money_claims(text) == [], text

@@ -319,3 +319,10 @@ def test_the_code_built_messages_make_no_claim():
 
     hold = draft_hold(claim_sentences=["환불해 드리겠습니다."], stage_states={"qa": "FAILED", "confidence": "PENDING"})
     assert find_money_claims(hold.message.replace("“환불해 드리겠습니다.”", "")) == []
+
+
+def test_the_offline_model_drafts_pass_the_guard():
+    from drafts.offline_handlers import TOPICS
+
+    for _, answer in TOPICS:
+        assert find_money_claims(answer) == [], answer
