@@ -22,8 +22,9 @@ by `claims_unsupported` over facts a selector reads (actions.selectors.money_cla
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from knowledge.tokenize import Morpheme, sentences
@@ -483,14 +484,33 @@ def _money_chunks(text: str) -> Iterable[tuple[int, str]]:
                 yield line.start() + chunk.start(), chunk.group()
 
 
+def _analysable(text: str) -> tuple[str, list[int]]:
+    """`text` as the analyser should read it — NFKC (full-width ６９,０００원 → 69,000원) and without invisible
+    format characters (a zero-width space inside 환불 would hide the word) — and, for each of its characters,
+    the index of the character of `text` it came from."""
+    out: list[str] = []
+    origin: list[int] = []
+    for index, char in enumerate(text):
+        if unicodedata.category(char) == "Cf":
+            continue
+        for normalised in unicodedata.normalize("NFKC", char):
+            out.append(normalised)
+            origin.append(index)
+    origin.append(len(text))
+    return "".join(out), origin
+
+
 def find_money_claims(text: str) -> list[Claim]:
-    """Every sentence of `text` that asserts a refund or cancellation is approved, done, paid or scheduled."""
+    """Every sentence of `text` that asserts a refund or cancellation is approved, done, paid or scheduled.
+    Offsets and sentences refer to `text` as given."""
+    clean, origin = _analysable(text or "")
     claims = []
-    for offset, chunk in _money_chunks(text or ""):
+    for offset, chunk in _money_chunks(clean):
         for morphs in sentences(chunk):
-            claim = claims_in_sentence([m._replace(start=m.start + offset, end=m.end + offset) for m in morphs], text)
+            claim = claims_in_sentence([m._replace(start=m.start + offset, end=m.end + offset) for m in morphs], clean)
             if claim is not None:
-                claims.append(claim)
+                start, end = origin[claim.start], origin[claim.end - 1] + 1
+                claims.append(replace(claim, start=start, end=end, sentence=text[start:end]))
     return claims
 
 

@@ -272,6 +272,17 @@ def test_amounts_are_read_from_the_claim(text, amounts):
     assert find_money_claims(text)[0].amounts == amounts
 
 
+def test_invisible_characters_and_full_width_digits_do_not_hide_a_claim():
+    text = "고객님, 환\u200b불이 승인\u200d되었습니다. ３영업일 안에 ６９,０００원이 입금됩니다."
+    claims = find_money_claims(text)
+    assert [c.sentence for c in claims] == [
+        "고객님, 환\u200b불이 승인\u200d되었습니다.",
+        "３영업일 안에 ６９,０００원이 입금됩니다.",
+    ]
+    assert [text[c.start : c.end] for c in claims] == [c.sentence for c in claims]
+    assert claims[1].amounts == (69000,)
+
+
 def test_a_reply_without_money_words_is_not_analysed_and_has_no_claim():
     assert find_money_claims("배송지를 변경했습니다. 내일 출고됩니다.") == []
     assert find_money_claims("") == []
