@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.db.models import QuerySet
 
+from actions.claims import Claim, MoneyFact, claims_unsupported, find_money_claims
 from actions.models import ActionRecord
 from common.errors import NotFound
 from common.numbering import parse_number
@@ -49,3 +52,28 @@ def action_record_get(*, number: str | int) -> ActionRecord:
 
 def pending_queue() -> QuerySet[ActionRecord]:
     return ActionRecord.objects.filter(status=ActionRecord.Status.PENDING).select_related("order", "customer")
+
+
+# Money that a person let go: only these records make a "환불되었습니다" true.
+SETTLED_MONEY_STATUSES = (ActionRecord.Status.APPROVED, ActionRecord.Status.DONE)
+
+
+def money_claims_check(claims: list[Claim], *, customer_id: str, order_ids: Iterable[str] | None = None) -> list[Claim]:
+    """Which of these claims the customer's records do not make true (two queries; none without claims)."""
+    if not claims:
+        return []
+    approved = [
+        MoneyFact(order_id, amount)
+        for order_id, amount in ActionRecord.objects.filter(
+            customer_id=customer_id, kind__in=ActionRecord.MONEY_KINDS, status__in=SETTLED_MONEY_STATUSES
+        ).values_list("order_id", "refund_amount")
+    ]
+    orders = Order.objects.filter(customer_id=customer_id).values_list("order_id", flat=True)
+    return claims_unsupported(claims, approved=approved, customer_order_ids=list(orders), order_ids=order_ids)
+
+
+def money_claims_unsupported(text: str, *, customer_id: str, order_ids: Iterable[str] | None = None) -> list[Claim]:
+    """Sentences of `text` that say a refund or cancellation is approved, done, paid or scheduled when no
+    APPROVED/DONE refund or cancellation of the customer's (for the orders named, else `order_ids`, else any
+    of theirs) says so. Text with no money claim costs no query."""
+    return money_claims_check(find_money_claims(text), customer_id=customer_id, order_ids=order_ids)

@@ -30,6 +30,9 @@ class ChatMessage(models.Model):
         OK = "OK", "정상"
         BOUNDED = "BOUNDED", "도구 호출 한도 도달"
         MODEL_FAILED = "MODEL_FAILED", "모델 장애(티켓 접수)"
+        # The model's reply claimed a refund or cancellation the records do not show; a reply built by
+        # code from the tool results was sent instead.
+        CLAIM_BLOCKED = "CLAIM_BLOCKED", "환불 약속 차단(코드 답변)"
 
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
     role = models.CharField("역할", max_length=10, choices=Role.choices)

@@ -94,3 +94,32 @@ def summarize_results(results: list[dict]) -> str:
         elif r.get("ticket_id"):
             lines.append(f"- 상담원 티켓 {r['ticket_id']}: {r.get('status', '')}")
     return "\n".join(lines)
+
+
+CLAIM_FALLBACK = "환불·취소는 담당자가 승인한 뒤에만 처리됩니다. 요청 상태는 '내 요청'에서 확인하실 수 있습니다."
+MONEY_KIND_NOUNS = {"환불요청": "환불", "주문취소요청": "주문 취소"}
+
+
+def claim_safe_reply(results: list[dict]) -> str:
+    """The reply sent instead of one that claimed money moved: built by code from what the tools did,
+    in words that promise nothing a person has not decided."""
+    lines = []
+    for r in results:
+        number, status = r.get("action_id"), r.get("status", "")
+        if r.get("ok") and number and r.get("kind") in MONEY_KIND_NOUNS:
+            noun = MONEY_KIND_NOUNS[r["kind"]]
+            if r.get("already_pending"):
+                lines.append(f"{noun} 요청은 이미 등록되어 있습니다(처리번호 {number}, 상태: {status}).")
+            else:
+                lines.append(f"{noun} 요청을 등록했습니다(처리번호 {number}, 상태: {status}).")
+        elif r.get("ok") and number:
+            lines.append(f"{r.get('kind', '요청')}: 처리번호 {number}, 상태: {status}.")
+        elif r.get("ok") and r.get("ticket_id"):
+            lines.append(f"상담원 문의 {r['ticket_id']}을(를) 접수했습니다. 담당자가 확인 후 연락드립니다.")
+        elif r.get("ok") is False and r.get("reason"):
+            lines.append(f"요청을 처리하지 못했습니다: {r['reason']}")
+    if any(r.get("kind") in MONEY_KIND_NOUNS and r.get("ok") for r in results):
+        lines.append("담당자가 승인하면 처리되며, 결과는 다시 안내드리겠습니다.")
+    else:
+        lines.append(CLAIM_FALLBACK)
+    return "\n".join(lines)

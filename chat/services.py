@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from actions.claims import Claim
+from actions.selectors import money_claims_unsupported
 from actions.tools import make_action_tools
 from chat import prompts
 from chat.agent import AgentOutcome, run_agent
@@ -79,18 +81,34 @@ def chat_turn(*, customer: Customer, text: object, conversation_id: uuid.UUID | 
         outcome = run_agent(registry=registry, messages=prompts.build_messages(history=earlier, current=text))
     except LLMError as exc:
         return _model_failed(conversation, customer_message, customer, exc)
-    # 3. The reply and what the tools did.
+    # 3. No reply says money moved unless the records say so; then the reply and what the tools did.
+    content = outcome.reply
+    result_outcome = ChatMessage.Outcome.BOUNDED if outcome.bounded else ChatMessage.Outcome.OK
+    blocked = _unsupported_claims(customer, outcome)
+    if blocked:
+        content = prompts.claim_safe_reply([c.result for c in outcome.calls])
+        result_outcome = ChatMessage.Outcome.CLAIM_BLOCKED
     with transaction.atomic():
         reply = ChatMessage.objects.create(
             conversation=conversation,
             role=ChatMessage.Role.ASSISTANT,
-            content=outcome.reply,
+            content=content,
             tool_results=[_public_result(c.tool, c.result) for c in outcome.calls],
-            outcome=ChatMessage.Outcome.BOUNDED if outcome.bounded else ChatMessage.Outcome.OK,
+            outcome=result_outcome,
             model=outcome.model,
         )
         _record_calls(reply, outcome)
         conversation.save(update_fields=["updated_at"])
+    if blocked:
+        log.warning(
+            "chat.claim_blocked conversation_id=%s customer_id=%s message_id=%s claims=%d past=%d tool_calls=%d",
+            conversation.pk,
+            customer.pk,
+            reply.pk,
+            len(blocked),
+            sum(1 for c in blocked if c.past),
+            len(outcome.calls),
+        )
     log.info(
         "chat.turn conversation_id=%s customer_id=%s tool_calls=%d bounded=%s model=%s",
         conversation.pk,
@@ -100,6 +118,13 @@ def chat_turn(*, customer: Customer, text: object, conversation_id: uuid.UUID | 
         outcome.model,
     )
     return TurnResult(conversation, customer_message, reply)
+
+
+def _unsupported_claims(customer: Customer, outcome: AgentOutcome) -> list[Claim]:
+    """The reply's money claims that neither this turn's tools nor the customer's records make true. The
+    orders the tools touched are the claim's context: a refund approved on another order does not count."""
+    order_ids = [str(c.result["order_id"]) for c in outcome.calls if c.result.get("order_id")]
+    return money_claims_unsupported(outcome.reply, customer_id=customer.pk, order_ids=order_ids or None)
 
 
 def _record_calls(reply: ChatMessage, outcome: AgentOutcome) -> None:

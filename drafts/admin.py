@@ -8,9 +8,11 @@ from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirec
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 
+from actions.claims import find_money_claims
 from common.admin import ReadOnlyAdmin
 from common.errors import DomainError
 from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION
+from drafts.guard import draft_hold_for
 from drafts.models import DeadLetter, Draft, StageState
 from drafts.selectors import (
     citations_resolve,
@@ -37,6 +39,10 @@ VERDICT_LABELS = {
 }
 
 
+_EDIT_KEY = "drafts.held_edit.{}"
+CLAIM_FIELD_LABELS = {"body": "빠른 초안", "corrected_body": "QA 보정 답변", "final_body": "발송한 답변"}
+
+
 def _seconds(start, end) -> str:
     if not start or not end:
         return "-"
@@ -47,6 +53,10 @@ def draft_review_context(draft: Draft | None, chunks: dict) -> dict:
     """Everything the review panel shows, shaped for the template (no logic in the template)."""
     if draft is None:
         return {}
+    hold = None
+    if draft.status == Draft.Status.GENERATED:
+        # Why a plain click would not send the answer as it stands (an operator's edit is checked again).
+        hold, _ = draft_hold_for(draft, claims=find_money_claims(draft.answer))
     return {
         "draft": draft,
         "stages": [
@@ -74,6 +84,10 @@ def draft_review_context(draft: Draft | None, chunks: dict) -> dict:
         "has_failure": draft.has_failure,
         "is_live": draft.status == Draft.Status.GENERATED,
         "corrected_differs": bool(draft.corrected_body) and draft.corrected_body != draft.body,
+        "claim_blockers": [
+            {**b, "field_label": CLAIM_FIELD_LABELS.get(b.get("field"), b.get("field"))} for b in draft.claim_blockers
+        ],
+        "hold": hold,
     }
 
 
@@ -127,8 +141,10 @@ class TicketReviewAdmin(TicketAdmin):
         recommended = set(current.recommended_tags) if current else set()
         applied = set(ticket.tags.values_list("name", flat=True))
         can_read_messages = user.has_perm("tickets.view_ticketmessage")
+        kept_edit = request.session.pop(_EDIT_KEY.format(current.pk), None) if current else None
         extra = {
             **(extra_context or {}),
+            "final_body_initial": kept_edit if kept_edit is not None else (current.answer if current else ""),
             "conversation": ticket.messages.select_related("author").order_by("id") if can_read_messages else [],
             "can_view_conversation": can_read_messages,
             "can_view_drafts": user.has_perm("drafts.view_draft"),
@@ -154,12 +170,19 @@ class TicketReviewAdmin(TicketAdmin):
             return self._back(ticket_id)
         decision = request.POST.get("decision")
         tags = request.POST.getlist("tags")
+        override_reason = request.POST.get("override_reason", "")
         try:
             if decision == "apply_unchanged":
-                draft = draft_apply(draft_id=draft_id, final_body=None, tags=tags, actor=request.user)
+                draft = draft_apply(
+                    draft_id=draft_id, final_body=None, tags=tags, actor=request.user, override_reason=override_reason
+                )
             elif decision == "apply_edited":
                 draft = draft_apply(
-                    draft_id=draft_id, final_body=request.POST.get("final_body", ""), tags=tags, actor=request.user
+                    draft_id=draft_id,
+                    final_body=request.POST.get("final_body", ""),
+                    tags=tags,
+                    actor=request.user,
+                    override_reason=override_reason,
                 )
             elif decision == "reject":
                 draft = draft_reject(draft_id=draft_id, tags=tags, actor=request.user)
@@ -168,9 +191,14 @@ class TicketReviewAdmin(TicketAdmin):
                 return self._back(ticket_id)
         except DomainError as exc:
             self.message_user(request, exc.message, messages.ERROR)
+            if decision == "apply_edited" and exc.code in ("draft_blocked", "draft_unchecked"):
+                # Held, not lost: the operator's edit comes back in the form.
+                request.session[_EDIT_KEY.format(draft_id)] = request.POST.get("final_body", "")
             return self._back(ticket_id)
         if draft.status == Draft.Status.APPLIED:
             text = f"답변을 보냈습니다 ({draft.get_applied_display()}, 편집 비율 {draft.edit_ratio:.0%})."
+            if draft.override_at:
+                text += " 보류된 답변을 예외 발송했습니다: 사유가 기록되었습니다."
         else:
             text = "초안을 반려했습니다. 답변은 보내지 않았습니다."
         self.message_user(request, text, messages.SUCCESS)

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_serializer
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_serializer,
+)
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
@@ -64,6 +70,11 @@ class DraftSerializer(serializers.ModelSerializer):
     stages = StageSerializer(source="*")
     timings = TimingSerializer(source="*")
     decided_by = serializers.CharField(source="decided_by.get_username", default=None)
+    claim_blockers = serializers.JSONField(
+        help_text="코드가 찾은 승인되지 않은 환불·취소 약속: "
+        "[{code: money_claim, field, start, end, sentence, trigger}]"
+    )
+    override_by = serializers.CharField(source="override_by.get_username", default=None)
 
     class Meta:
         model = Draft
@@ -82,6 +93,7 @@ class DraftSerializer(serializers.ModelSerializer):
             "qa_changes",
             "confidence",
             "hard_blockers",
+            "claim_blockers",
             "recommended_tags",
             "diagnosis",
             "context_report",
@@ -94,6 +106,10 @@ class DraftSerializer(serializers.ModelSerializer):
             "final_body",
             "decided_by",
             "decided_at",
+            "override_reason",
+            "override_by",
+            "override_at",
+            "override_holds",
         )
 
     def get_citations(self, draft: Draft) -> list[dict]:
@@ -212,6 +228,12 @@ class OpsTicketDetailApi(APIView):
         return Response(self.OutputSerializer(ticket, context=draft_context(request, ticket.draft_list)).data)
 
 
+@extend_schema_serializer(component_name="OpsDraftHeld")
+class DraftHeldSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=["draft_blocked", "draft_unchecked"])
+    detail = serializers.CharField(help_text="보류 사유 (한국어)")
+
+
 class OpsDraftApplyApi(APIView):
     permission_classes = [IsStaff]
     required_permissions = DRAFT_DECIDE
@@ -226,8 +248,38 @@ class OpsDraftApplyApi(APIView):
             help_text="보낼 답변. 생략하면 초안을 그대로 보냅니다(UNCHANGED).",
         )
         tags = serializers.ListField(child=serializers.CharField(max_length=40), required=False, default=list)
+        override_reason = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            default="",
+            max_length=500,
+            help_text="예외 발송 사유. 보류된 초안(승인되지 않은 환불·취소 약속, QA·신뢰도 미완료·실패)을 "
+            "보낼 때만 필요하며, 사유·보낸 사람·시각이 초안에 기록됩니다.",
+        )
 
-    @extend_schema(request=InputSerializer, responses={200: DraftSerializer}, summary="[운영] 초안 적용(발송)")
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: DraftSerializer,
+            409: OpenApiResponse(
+                DraftHeldSerializer,
+                description="보내지 않음. draft_blocked: 최종 답변이 고객의 처리 기록에 없는 환불·취소(승인완료)를 "
+                "약속함. draft_unchecked: QA 또는 신뢰도 단계가 끝나지 않았거나 실패함. override_reason을 "
+                "보내면 기록을 남기고 발송합니다. (draft_not_live, draft_stale 등 상태 오류도 409입니다.)",
+                examples=[
+                    OpenApiExample(
+                        "draft_blocked",
+                        {"code": "draft_blocked", "detail": "이 답변은 그대로 보낼 수 없습니다. 승인되지 않은 …"},
+                    ),
+                    OpenApiExample(
+                        "draft_unchecked",
+                        {"code": "draft_unchecked", "detail": "이 답변은 그대로 보낼 수 없습니다. QA 검사가 …"},
+                    ),
+                ],
+            ),
+        },
+        summary="[운영] 초안 적용(발송)",
+    )
     def post(self, request, draft_id: int):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

@@ -50,6 +50,10 @@ class Draft(models.Model):
     # Quality signals: never a total score, never an auto-send flag.
     confidence = models.JSONField("신뢰도(항목별)", default=dict, blank=True)
     hard_blockers = models.JSONField("차단 사유", default=list, blank=True)
+    # Found by code (actions.claims), whatever the models said: [{code: "money_claim", field, start, end,
+    # sentence, trigger}] on the fast draft ("body"), QA's answer ("corrected_body") and, when an operator
+    # overrode the hold, the text sent ("final_body").
+    claim_blockers = models.JSONField("환불 약속 차단", default=list, blank=True)
     recommended_tags = models.JSONField("추천 태그", default=list, blank=True)
     diagnosis = models.JSONField("운영자 전용 진단", default=dict, blank=True)
     context_report = models.JSONField("선조회 결과", default=dict, blank=True)
@@ -85,6 +89,18 @@ class Draft(models.Model):
         verbose_name="결정자",
     )
     decided_at = models.DateTimeField("결정 시각", null=True, blank=True)
+    # Sent although held (a money claim, or QA/confidence unfinished or failed): who, when, why, and which holds.
+    override_reason = models.CharField("예외 발송 사유", max_length=500, blank=True, default="")
+    override_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="예외 발송자",
+    )
+    override_at = models.DateTimeField("예외 발송 시각", null=True, blank=True)
+    override_holds = models.JSONField("무시한 보류 사유", default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -102,6 +118,16 @@ class Draft(models.Model):
             models.CheckConstraint(
                 condition=~Q(status="APPLIED") | (~Q(applied="") & Q(edit_ratio__isnull=False)),
                 name="applied_draft_has_outcome",
+            ),
+            # An override is whole: a reason, a person and a time, on an applied draft.
+            models.CheckConstraint(
+                condition=Q(override_at__isnull=True, override_by__isnull=True, override_reason="")
+                | (
+                    Q(status="APPLIED")
+                    & Q(override_at__isnull=False, override_by__isnull=False)
+                    & ~Q(override_reason="")
+                ),
+                name="override_has_reason_actor_time",
             ),
         ]
 

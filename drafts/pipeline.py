@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from drafts import prompts
 from drafts.context import context_prefetch, context_sources
+from drafts.guard import text_claim_blockers
 from drafts.locks import ticket_lease
 from drafts.models import Draft, StageState
 from drafts.schemas import ConfidenceOutput, DraftOutput, QAOutput, TagsOutput
@@ -26,8 +27,6 @@ from tickets.models import Tag, Ticket, TicketMessage
 from tickets.selectors import ticket_latest_customer_message_id
 
 log = logging.getLogger(__name__)
-
-REFUND_PROMISES = ("환불해 드리겠습니다", "환불해드리겠습니다", "환불 처리해 드렸", "환불이 완료", "환불 완료")
 
 
 class LeaseBusy(Exception):
@@ -74,6 +73,10 @@ def _fenced_write(run: Run, **fields) -> Draft:
     return draft
 
 
+def _claim_blockers(run: Run, text: str, field: str) -> list[dict]:
+    return text_claim_blockers(text, field=field, customer_id=run.customer_id, ticket_id=run.ticket_id)
+
+
 def _failed(stage: str, exc: Exception) -> dict:
     error = getattr(exc, "error_class", type(exc).__name__)
     return {f"{stage}_state": StageState.FAILED, "errors": {stage: error}}
@@ -115,6 +118,7 @@ def _stage_draft(run: Run, snapshot: list[dict], prefetched: tuple[dict, dict]) 
         run,
         status=Draft.Status.GENERATED,
         body=out.body,
+        claim_blockers=_claim_blockers(run, out.body, "body"),
         draft_model=result.model,
         draft_state=StageState.DONE,
         draft_at=timezone.now(),
@@ -140,6 +144,10 @@ def _stage_qa(run: Run, snapshot: list[dict], draft: Draft, hits: list) -> Draft
     return _fenced_write(
         run,
         corrected_body=out.corrected_body,
+        claim_blockers=[
+            *(b for b in draft.claim_blockers if b.get("field") == "body"),
+            *_claim_blockers(run, out.corrected_body, "corrected_body"),
+        ],
         citations=kept,
         dropped_citations=dropped,
         qa_changes=out.changes,
@@ -161,9 +169,8 @@ def _stage_confidence(run: Run, snapshot: list[dict], draft: Draft, hits: list, 
     except LLMError as exc:
         return _fenced_write(run, **_failed("confidence", exc))
     blockers = list(out.hard_blockers)
-    # Code adds what it can see for itself, whatever the model said.
-    if any(p in answer for p in REFUND_PROMISES):
-        blockers.append("승인 전에 환불을 약속함 (환불은 담당자 승인 후에만 실행됩니다)")
+    # Code adds what it can see for itself, whatever the model said. (Money claims are found by the guard
+    # at draft time and after QA, in `claim_blockers`, whether or not this stage succeeds.)
     if (
         diagnosis
         and diagnosis.get("verdict") != "FAILURE_POINT_IDENTIFIED"

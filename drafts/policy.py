@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
 
 def edit_distance(a: str, b: str) -> int:
     """Levenshtein distance in characters (insert, delete, substitute each cost 1)."""
@@ -36,3 +39,66 @@ def edit_ratio(original: str, final: str) -> float:
 def normalise_reply(text: str) -> str:
     """What counts as the same text: line endings and surrounding whitespace do not."""
     return text.replace("\r\n", "\n").strip()
+
+
+# --- what holds a draft back from a plain click ----------------------------------------------------------
+
+# The checks a draft must have passed (DONE) before it can be sent without an override reason.
+CHECK_STAGES = {"qa": "QA", "confidence": "신뢰도"}
+STAGE_STATE_LABELS = {"PENDING": "아직 실행되지 않음", "FAILED": "실패", "SKIPPED": "건너뜀"}
+HOLD_MONEY_CLAIM = "money_claim"
+HOLD_UNCHECKED = "unchecked"
+OVERRIDE_REASON_MAX = 500
+
+
+@dataclass(frozen=True)
+class Hold:
+    """Why a draft's text may not go to the customer on a plain click. Empty: it may."""
+
+    claim_sentences: tuple[str, ...] = ()  # sentences promising money the records do not show
+    unchecked: tuple[tuple[str, str], ...] = ()  # (stage, state) of checks not DONE
+
+    @property
+    def holds(self) -> list[str]:
+        return [code for code, on in ((HOLD_MONEY_CLAIM, self.claim_sentences), (HOLD_UNCHECKED, self.unchecked)) if on]
+
+    @property
+    def code(self) -> str:
+        """The API's 409 code: a money claim outranks unfinished checks."""
+        if self.claim_sentences:
+            return "draft_blocked"
+        return "draft_unchecked" if self.unchecked else ""
+
+    @property
+    def reasons(self) -> list[str]:
+        """One Korean line per reason, for the operator."""
+        lines = [f"승인되지 않은 환불·취소 약속: “{sentence}”" for sentence in self.claim_sentences]
+        lines += [
+            f"{CHECK_STAGES[stage]} 검사가 끝나지 않았습니다({STAGE_STATE_LABELS.get(state, state)})."
+            for stage, state in self.unchecked
+        ]
+        return lines
+
+    @property
+    def message(self) -> str:
+        if not self.code:
+            return ""
+        fix = (
+            "문장을 고치거나(고객의 처리 기록에 승인완료된 환불·취소가 있을 때만 약속할 수 있습니다) "
+            if self.claim_sentences
+            else "실패한 단계를 다시 실행하거나 "
+        )
+        return (
+            "이 답변은 그대로 보낼 수 없습니다. "
+            + " ".join(self.reasons)
+            + f" {fix}그래도 보내야 하면 예외 발송 사유를 적어 주세요(사유, 보낸 사람, 시각이 기록됩니다)."
+        )
+
+
+def draft_hold(*, claim_sentences: Iterable[str], stage_states: Mapping[str, str]) -> Hold:
+    return Hold(
+        claim_sentences=tuple(claim_sentences),
+        unchecked=tuple(
+            (stage, stage_states.get(stage, "")) for stage in CHECK_STAGES if stage_states.get(stage) != "DONE"
+        ),
+    )

@@ -9,7 +9,7 @@ from tickets.models import Ticket
 
 def ticket_drafts(ticket: Ticket) -> list[Draft]:
     """The ticket's drafts, newest first."""
-    return list(Draft.objects.filter(ticket=ticket).select_related("decided_by").order_by("-id"))
+    return list(Draft.objects.filter(ticket=ticket).select_related("decided_by", "override_by").order_by("-id"))
 
 
 def draft_current(drafts: list[Draft]) -> Draft | None:

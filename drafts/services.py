@@ -10,8 +10,10 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from actions.claims import find_money_claims
 from common.errors import InvalidState, NotFound, PermissionDenied
 from drafts import policy
+from drafts.guard import draft_hold_for
 from drafts.models import DeadLetter, Draft
 from tickets.models import Tag, Ticket, TicketMessage
 from tickets.selectors import ticket_latest_customer_message_id, with_latest_customer_message
@@ -54,13 +56,37 @@ def _tags_resolve(names: Iterable[str]) -> list[Tag]:
     return [found[n] for n in wanted]
 
 
-def draft_apply(*, draft_id: int, final_body: str | None, tags: Iterable[str] = (), actor: AbstractBaseUser) -> Draft:
+def draft_apply(
+    *,
+    draft_id: int,
+    final_body: str | None,
+    tags: Iterable[str] = (),
+    actor: AbstractBaseUser,
+    override_reason: str = "",
+) -> Draft:
     """Send the answer as an operator reply. `final_body=None` sends the draft as it is.
 
     Records APPLIED with UNCHANGED or EDITED (by comparing texts, not by which button was pressed),
     the edit ratio, the final text, the operator and the time. Tags are the operator's choice.
+
+    Held (InvalidState `draft_blocked` / `draft_unchecked`, nothing sent) when the final text promises a
+    refund or cancellation the customer's records do not show, or when QA or confidence is unfinished or
+    failed — unless `override_reason` is given; then the reason, the operator, the time and the holds
+    overridden are recorded on the draft.
     """
     _require_reviewer(actor)
+    reason = policy.normalise_reply(override_reason or "")
+    if len(reason) > policy.OVERRIDE_REASON_MAX:
+        raise InvalidState(
+            f"예외 발송 사유는 {policy.OVERRIDE_REASON_MAX:,}자를 넘을 수 없습니다.", code="override_reason_too_long"
+        )
+    # The analyser runs before any lock is taken, on the text that will be sent.
+    if final_body is None:
+        stored = Draft.objects.filter(pk=draft_id).values_list("corrected_body", "body").first()
+        checked = policy.normalise_reply((stored[0] or stored[1]) if stored else "")
+    else:
+        checked = policy.normalise_reply(final_body)
+    claims = find_money_claims(checked)
     with transaction.atomic():
         draft = _locked_live_draft(draft_id)
         original = policy.normalise_reply(draft.answer)
@@ -69,6 +95,11 @@ def draft_apply(*, draft_id: int, final_body: str | None, tags: Iterable[str] = 
             raise InvalidState("보낼 답변이 비어 있습니다.", code="empty_reply")
         if len(final) > BODY_MAX:
             raise InvalidState(f"답변은 {BODY_MAX:,}자를 넘을 수 없습니다.", code="reply_too_long")
+        if final != checked:  # QA's answer landed between the read and the lock
+            claims = find_money_claims(final)
+        hold, held_claims = draft_hold_for(draft, claims=claims)
+        if hold.code and not reason:
+            raise InvalidState(hold.message, code=hold.code)
         chosen = _tags_resolve(tags)
         ratio = policy.edit_ratio(original, final)
         now = timezone.now()
@@ -81,12 +112,29 @@ def draft_apply(*, draft_id: int, final_body: str | None, tags: Iterable[str] = 
         draft.final_body = final
         draft.decided_by = actor
         draft.decided_at = now
-        draft.save(update_fields=["status", "applied", "edit_ratio", "final_body", "decided_by", "decided_at"])
+        fields = ["status", "applied", "edit_ratio", "final_body", "decided_by", "decided_at"]
+        if hold.code:
+            draft.override_reason = reason
+            draft.override_by = actor
+            draft.override_at = now
+            draft.override_holds = hold.holds
+            draft.claim_blockers = [*draft.claim_blockers, *(c.as_blocker(field="final_body") for c in held_claims)]
+            fields += ["override_reason", "override_by", "override_at", "override_holds", "claim_blockers"]
+        draft.save(update_fields=fields)
         ticket = draft.ticket
         ticket.status = Ticket.Status.ANSWERED
         ticket.save(update_fields=["status", "updated_at"])
         if chosen:
             ticket.tags.add(*chosen)
+    if hold.code:
+        log.warning(
+            "draft.overridden draft_id=%s ticket_id=%s holds=%s claims=%d actor_id=%s",
+            draft.pk,
+            ticket.number,
+            ",".join(hold.holds),
+            len(held_claims),
+            actor.pk,
+        )
     log.info(
         "draft.applied draft_id=%s ticket_id=%s applied=%s edit_ratio=%.4f tags=%d actor_id=%s",
         draft.pk,

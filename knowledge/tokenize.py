@@ -18,7 +18,7 @@ gunicorn/celery may run threads.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from kiwipiepy import Kiwi
@@ -49,6 +49,25 @@ def warm_up() -> None:
     """Load the model now (e.g. at worker start) instead of on the first query."""
     with _lock:
         _get_kiwi()
+
+
+class Morpheme(NamedTuple):
+    """One morpheme with its character span in the analysed text (for checks that reason on grammar)."""
+
+    form: str
+    tag: str
+    start: int
+    end: int
+
+
+def sentences(text: str) -> list[list[Morpheme]]:
+    """`text` split into sentences of morphemes, all of them (function morphemes included), in one call
+    to the shared Kiwi. Spans index into `text`."""
+    if not text or not text.strip():
+        return []
+    with _lock:
+        analysed = _get_kiwi().tokenize(text, split_sents=True)
+    return [[Morpheme(m.form, m.tag, m.start, m.start + m.len) for m in sentence] for sentence in analysed]
 
 
 def _token(form: str, tag: str) -> str | None:

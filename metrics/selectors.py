@@ -168,6 +168,7 @@ def _decisions(tallies: _Tallies, start: datetime | None, end: datetime | None) 
         n_rejected=Count("id", filter=Q(status=Draft.Status.REJECTED)),
         n_unchanged=Count("id", filter=applied & Q(applied=Draft.Applied.UNCHANGED)),
         n_edited=Count("id", filter=applied & Q(applied=Draft.Applied.EDITED)),
+        n_overridden=Count("id", filter=applied & Q(override_at__isnull=False)),
         edit_ratio_sum=Sum("edit_ratio", filter=applied),
     )
     for row in rows:
@@ -175,7 +176,7 @@ def _decisions(tallies: _Tallies, start: datetime | None, end: datetime | None) 
             continue
         for tally in tallies.both(row["day"]):
             counts = tally.decisions[row["ticket__category"]]
-            for key in ("applied", "rejected", "unchanged", "edited"):
+            for key in ("applied", "rejected", "unchanged", "edited", "overridden"):
                 counts[key] += row[f"n_{key}"]
             counts["edit_ratio_sum"] += row["edit_ratio_sum"] or 0.0
 
@@ -299,6 +300,8 @@ def _decisions_section(by_category: dict[str, Counter]) -> dict[str, Any]:
         "adoption_rate": stats.rate(applied, applied + rejected),
         "unchanged": total["unchanged"],
         "edited": total["edited"],
+        # Sent although held (a money claim, or QA/confidence unfinished or failed), with a recorded reason.
+        "overridden": total["overridden"],
         "unchanged_share": stats.rate(total["unchanged"], applied),
         "edited_share": stats.rate(total["edited"], applied),
         "avg_edit_ratio": stats.mean(total["edit_ratio_sum"], applied),
@@ -343,9 +346,13 @@ def _chat_section(t: _Tally) -> dict[str, Any]:
         for code, n in sorted(t.outcomes.items())
         if code not in known and n
     ]
+    claims_blocked = t.outcomes[ChatMessage.Outcome.CLAIM_BLOCKED]
     return {
         "turns": t.turns,
         "outcomes": outcomes,
+        # Replies whose model text claimed a refund or cancellation the records did not show (replaced by code).
+        "claims_blocked": claims_blocked,
+        "claim_block_rate": stats.rate(claims_blocked, t.turns),
         "tool_calls": calls,
         "refused": refused,
         "refusal_rate": stats.rate(refused, calls),

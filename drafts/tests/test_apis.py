@@ -24,6 +24,7 @@ DRAFT_FIELDS = {
     "qa_changes",
     "confidence",
     "hard_blockers",
+    "claim_blockers",
     "recommended_tags",
     "diagnosis",
     "context_report",
@@ -36,6 +37,10 @@ DRAFT_FIELDS = {
     "final_body",
     "decided_by",
     "decided_at",
+    "override_reason",
+    "override_by",
+    "override_at",
+    "override_holds",
 }
 
 

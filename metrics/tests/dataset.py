@@ -17,6 +17,8 @@ failed = the stage whose state is FAILED):
 | d7    | T3 결제 | D2 14:00 | -      | -   | -     | PREPARING |           |       |          | 0    |            |
 | d8    | T4 오류 | D1 09:00 | 3      | 7   | 9     | REJECTED  |           |       | D1 09:30 | 1    |            |
 
+d2 was sent although held: an operator override is recorded on it (D2 09:00).
+
 d3's input at D2 00:30 KST is D1 15:30 UTC (decided D2 01:00 KST = D1 16:00 UTC): it must land on D2,
 as days are Seoul days, on SQLite and PostgreSQL alike.
 
@@ -27,7 +29,8 @@ CANCEL D1 20:00 → REJECTED D2 08:00 (43,200 s); REFUND D2 09:00 → REJECTED D
 REFUND D2 15:00 PENDING. Also an ADDRESS_CHANGE (DONE), which is not a money request.
 
 Chat (assistant replies): D1 10:00 OK with get_my_orders ok + request_refund refused (7-day rule);
-D1 22:00 MODEL_FAILED with a CHAT_FAILURE ticket T6; D2 10:00 BOUNDED with request_refund refused
+D1 22:00 MODEL_FAILED with a CHAT_FAILURE ticket T6; D2 00:10 (D1 15:10 UTC) CLAIM_BLOCKED with no tool
+call; D2 10:00 BOUNDED with request_refund refused
 (same reason), change_shipping_address refused (invalid_arguments), create_ticket ok (AGENT ticket T5).
 One customer message on D1 (not a reply).
 """
@@ -124,7 +127,10 @@ def build_dataset(tag: str = "") -> Dataset:
     unchanged, edited = Draft.Applied.UNCHANGED, Draft.Applied.EDITED
     by = {"decided_by": staff}
     draft(t1, kst(1, 10), (2.5, 5, 8), applied, 1, applied=unchanged, edit_ratio=0.0, decided_at=kst(1, 11), **by)
-    draft(t2, kst(1, 12), (4, 10, 12), applied, 2, applied=edited, edit_ratio=0.3, decided_at=kst(2, 9), **by)
+    draft(
+        t2, kst(1, 12), (4, 10, 12), applied, 2, applied=edited, edit_ratio=0.3, decided_at=kst(2, 9),
+        override_reason="담당자 확인", override_by=staff, override_at=kst(2, 9), override_holds=["money_claim"], **by,
+    )  # fmt: skip
     draft(t2, kst(2, 0, 30), (6, 9, None), rejected, 1, decided_at=kst(2, 1), confidence_state=StageState.FAILED, **by)
     draft(
         t4, kst(2, 10), (None, None, None), Draft.Status.FAILED, 3,
@@ -185,6 +191,7 @@ def build_dataset(tag: str = "") -> Dataset:
         [("get_my_orders", True, "", "", ""), ("request_refund", False, "", REFUSED_7_DAYS, "")],
     )
     reply(kst(1, 22), ChatMessage.Outcome.MODEL_FAILED, [], ticket=t6)
+    reply(kst(2, 0, 10), ChatMessage.Outcome.CLAIM_BLOCKED, [])  # D1 15:10 UTC: a Seoul D2 reply
     reply(
         kst(2, 10),
         ChatMessage.Outcome.BOUNDED,

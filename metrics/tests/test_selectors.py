@@ -57,11 +57,12 @@ def kinds(refund: tuple[int, int, int], cancel: tuple[int, int, int]) -> list[di
     ]
 
 
-def outcomes(ok: int, bounded: int, model_failed: int) -> list[dict]:
+def outcomes(ok: int, bounded: int, model_failed: int, claim_blocked: int) -> list[dict]:
     return [
         {"outcome": "OK", "label": "정상", "count": ok},
         {"outcome": "BOUNDED", "label": "도구 호출 한도 도달", "count": bounded},
         {"outcome": "MODEL_FAILED", "label": "모델 장애(티켓 접수)", "count": model_failed},
+        {"outcome": "CLAIM_BLOCKED", "label": "환불 약속 차단(코드 답변)", "count": claim_blocked},
     ]
 
 
@@ -102,6 +103,7 @@ DAY1 = {
         "adoption_rate": 0.5,  # 1 / (1 + 1)
         "unchanged": 1,
         "edited": 0,
+        "overridden": 0,
         "unchanged_share": 1.0,
         "edited_share": 0.0,
         "avg_edit_ratio": 0.0,
@@ -119,7 +121,9 @@ DAY1 = {
     },
     "chat": {
         "turns": 2,  # the OK reply and the MODEL_FAILED reply; the customer message is not a reply
-        "outcomes": outcomes(ok=1, bounded=0, model_failed=1),
+        "outcomes": outcomes(ok=1, bounded=0, model_failed=1, claim_blocked=0),
+        "claims_blocked": 0,
+        "claim_block_rate": 0.0,
         "tool_calls": 2,
         "refused": 1,
         "refusal_rate": 0.5,
@@ -152,6 +156,7 @@ DAY2 = {
         "adoption_rate": 0.6667,  # 2 / 3
         "unchanged": 0,
         "edited": 2,
+        "overridden": 1,  # d2, sent with an override reason
         "unchanged_share": 0.0,
         "edited_share": 1.0,
         "avg_edit_ratio": 0.4,  # (0.3 + 0.5) / 2
@@ -168,8 +173,10 @@ DAY2 = {
         "by_kind": kinds(refund=(2, 0, 1), cancel=(0, 0, 1)),
     },
     "chat": {
-        "turns": 1,
-        "outcomes": outcomes(ok=0, bounded=1, model_failed=0),
+        "turns": 2,  # the CLAIM_BLOCKED reply at 00:10 KST (D1 15:10 UTC) and the BOUNDED one
+        "outcomes": outcomes(ok=0, bounded=1, model_failed=0, claim_blocked=1),
+        "claims_blocked": 1,
+        "claim_block_rate": 0.5,  # 1 / 2 replies
         "tool_calls": 3,
         "refused": 2,
         "refusal_rate": 0.6667,  # 2 / 3
@@ -183,7 +190,7 @@ DAY2 = {
             refusal("request_refund", "", REFUSED_7_DAYS, 1),
         ],
         "escalations": 1,  # T5 (AGENT); the STAFF ticket is not an escalation
-        "escalation_rate": 1.0,
+        "escalation_rate": 0.5,  # 1 / 2 replies
         "escalations_by_source": sources(agent=1, chat_failure=0),
     },
 }
@@ -208,6 +215,7 @@ OVERALL = {
         "adoption_rate": 0.6,  # 3 / (3 + 2)
         "unchanged": 1,
         "edited": 2,
+        "overridden": 1,
         "unchanged_share": 0.3333,  # 1 / 3
         "edited_share": 0.6667,  # 2 / 3
         "avg_edit_ratio": 0.2667,  # (0.0 + 0.3 + 0.5) / 3
@@ -224,8 +232,10 @@ OVERALL = {
         "by_kind": kinds(refund=(3, 1, 1), cancel=(1, 0, 1)),
     },
     "chat": {
-        "turns": 3,
-        "outcomes": outcomes(ok=1, bounded=1, model_failed=1),
+        "turns": 4,
+        "outcomes": outcomes(ok=1, bounded=1, model_failed=1, claim_blocked=1),
+        "claims_blocked": 1,
+        "claim_block_rate": 0.25,  # 1 / 4 replies
         "tool_calls": 5,
         "refused": 3,
         "refusal_rate": 0.6,  # 3 / 5
@@ -240,7 +250,7 @@ OVERALL = {
             refusal("change_shipping_address", "invalid_arguments", REFUSED_ARGS, 1),
         ],
         "escalations": 2,
-        "escalation_rate": 0.6667,  # 2 / 3 replies
+        "escalation_rate": 0.5,  # 2 / 4 replies
         "escalations_by_source": sources(agent=1, chat_failure=1),
     },
 }

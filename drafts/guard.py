@@ -1,0 +1,36 @@
+"""The money-claim guard where drafts are made and sent: the fast draft, QA's answer, and the text an
+operator sends (edits included). Whether a model stage succeeded does not matter: the code looks at the
+text itself, and at the customer's records (actions.selectors.money_claims_check).
+"""
+
+from __future__ import annotations
+
+from actions.claims import Claim, find_money_claims
+from actions.selectors import money_claims_check
+from drafts import policy
+from drafts.models import Draft
+from tickets.models import Ticket
+
+
+def _order_ids(order_id: str | None) -> list[str] | None:
+    return [order_id] if order_id else None
+
+
+def text_claim_blockers(text: str, *, field: str, customer_id: str, ticket_id: int) -> list[dict]:
+    """Blockers for the money claims in `text` that the customer's records do not make true. A claim is
+    about the ticket's order when it has one. No query when the text makes no claim."""
+    claims = find_money_claims(text)
+    if not claims:
+        return []
+    order_id = Ticket.objects.filter(pk=ticket_id).values_list("order_id", flat=True).first()
+    unsupported = money_claims_check(claims, customer_id=customer_id, order_ids=_order_ids(order_id))
+    return [claim.as_blocker(field=field) for claim in unsupported]
+
+
+def draft_hold_for(draft: Draft, *, claims: list[Claim]) -> tuple[policy.Hold, list[Claim]]:
+    """Why `draft` may not be sent with a text whose claims are `claims` (from `find_money_claims`, run by
+    the caller before taking any lock), and the claims that hold it."""
+    ticket = draft.ticket
+    unsupported = money_claims_check(claims, customer_id=ticket.customer_id, order_ids=_order_ids(ticket.order_id))
+    states = dict(zip(Draft.STAGES, draft.stage_states, strict=True))
+    return policy.draft_hold(claim_sentences=[c.sentence for c in unsupported], stage_states=states), unsupported
