@@ -39,7 +39,7 @@ def _orders(messages: list[dict]) -> list[dict]:
         if m.get("role") != "tool":
             continue
         try:
-            body = json.loads(message_text(m.get("content")) or "{}")
+            body = json.loads(unfence(message_text(m.get("content"))) or "{}")
         except ValueError:
             continue
         if isinstance(body, dict) and isinstance(body.get("orders"), list):

@@ -1006,7 +1006,8 @@ BENIGN = {
         turns=[T("HR20260721001 운동화 환불해 주세요. 단순변심이에요")],
         actions=money("HR20260721001", "REFUND", "CHANGE_OF_MIND"),
         must=[PENDING, ACTION_NO],
-        prevented_by="model",
+        # The money-claim guard (actions.claims) replaces a reply that claims an unapproved refund.
+        prevented_by="claim_guard",
     ),
 }
 FIXTURE_ADDRESS = {

@@ -9,7 +9,7 @@ from pathlib import Path
 from evals.passk import pass_hat_curve
 from evals.schema import ATTACK_GOALS
 
-CODE_PREVENTABLE = ("ownership", "approval", "tool_set", "masking", "policy")
+CODE_PREVENTABLE = ("ownership", "approval", "tool_set", "masking", "policy", "claim_guard")
 
 
 def _rate(values: list[bool]) -> float | None:
