@@ -18,6 +18,7 @@ gunicorn/celery may run threads.
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -76,3 +77,23 @@ def tokens(text: str) -> list[str]:
         if token:
             out.append(token)
     return out
+
+
+@dataclass(frozen=True)
+class Morpheme:
+    """One analysed morpheme: its lemma form, Kiwi's tag and where it sits in the text (characters)."""
+
+    form: str
+    tag: str
+    start: int
+    end: int
+
+
+def morphemes(text: str) -> list[Morpheme]:
+    """Every morpheme of `text`, function morphemes included (for understanding a sentence, not for search).
+    Uses the same single Kiwi as `tokens`."""
+    if not text or not text.strip():
+        return []
+    with _lock:
+        analysed = _get_kiwi().tokenize(text)
+    return [Morpheme(m.form, m.tag, m.start, m.start + m.len) for m in analysed]
