@@ -134,6 +134,15 @@ class Analysed:
     def forms(self) -> list[str]:
         return [m.form for m in self.ms]
 
+    @property
+    def compact(self) -> str:
+        return self.text.replace(" ", "").lower()
+
+    def says(self, *words: str) -> bool:
+        """Whether the text (spaces ignored) contains one of `words`: for compounds Kiwi splits oddly
+        (이중결제 → 이 + 중 + 결제, 운송장 → 운송 + 장)."""
+        return any(w in self.compact for w in words)
+
     def has(self, *forms: str) -> bool:
         wanted = set(forms)
         return any(m.form in wanted for m in self.ms)
@@ -181,7 +190,7 @@ def _negated_after(a: Analysed, index: int, *, window: int = 5) -> bool:
             return True
         if m.form in ("없", "없이") and m.tag.startswith("VA"):
             return True
-        if m.form == "말" and m.tag.startswith("VV") and j + 1 < len(a.ms) and a.ms[j + 1].form == "고":
+        if m.form == "말" and m.tag.startswith(("VV", "VX")) and j + 1 < len(a.ms) and a.ms[j + 1].form == "고":
             return True
     return False
 
@@ -192,7 +201,12 @@ def _replaced(a: Analysed) -> frozenset[int]:
     out: set[int] = set()
     for i, m in enumerate(a.ms):
         is_marker = (
-            (m.form == "말" and m.tag.startswith("VV") and i + 1 < len(a.ms) and a.ms[i + 1].form in ("고", "구"))
+            (
+                m.form == "말"
+                and m.tag.startswith(("VV", "VX"))
+                and i + 1 < len(a.ms)
+                and a.ms[i + 1].form in ("고", "구")
+            )
             or (m.form == "대신" and m.tag.startswith("NNG"))
             or (m.form == "아니" and i + 1 < len(a.ms) and a.ms[i + 1].form in ("고", "구", "라"))
             or (m.form == "필요" and i + 1 < len(a.ms) and a.ms[i + 1].form == "없")
@@ -217,6 +231,8 @@ _ADDRESS_WORDS = ("주소", "배송지", "수령지", "배달지", "주소지", 
 _CHANGE_VERBS = ("바꾸", "변경", "수정", "고치", "바뀌", "옮기", "갈")
 _OPTION_WORDS = ("색", "색상", "컬러", "칼라", "사이즈", "치수", "옵션", "크기", "호수", "용량", "색깔")
 _STATUS_ASK = (
+    "어떻",
+    "어떡",
     "정리",
     "현황",
     "내역",
@@ -237,15 +253,15 @@ _STATUS_ASK = (
     "뭘",
     "진척",
 )
-_REQUEST_WORDS = ("요청", "신청", "접수", "문의", "처리", "맡기")
+_REQUEST_WORDS = ("요청", "신청", "접수", "문의", "처리", "맡기", "티켓")
 _ORDER_WORDS = ("주문", "구매", "구입", "결제")
 _BOUGHT_VERBS = ("사", "시키", "구매", "주문", "구입")
 _WHAT = ("뭐", "뭘", "무엇", "무슨", "어떤", "뭐뭐", "몇", "어느")
 _LIST_WORDS = ("내역", "목록", "리스트", "조회", "현황", "전체", "기록", "확인")
 _PARCEL = ("택배", "배송", "물건", "상품", "주문", "물품", "소포", "배달", "제품")
-_WHERE_WHEN = ("어디", "언제", "위치", "추적", "도착", "출발", "출고", "송장", "운송장", "며칠")
+_WHERE_WHEN = ("어디", "언제", "위치", "추적", "도착", "출발", "출고", "송장", "운송장", "며칠", "몇일")
 _PEOPLE = ("상담원", "상담사", "직원", "매니저", "담당자", "사람", "상담원분", "사람분")
-_PEOPLE_VERBS = ("연결", "통화", "전화", "바꾸", "얘기", "이야기", "대화", "상담", "부르", "연락", "말하")
+_PEOPLE_VERBS = ("연결", "통화", "전화", "바꾸", "얘기", "이야기", "대화", "상담", "부르", "연락", "말하", "말")
 _PAY_PROBLEM = (
     "오류",
     "에러",
@@ -277,26 +293,30 @@ def detect_intent(text: str | Analysed) -> str | None:
         wanted = set(words)
         return any(m.form in wanted for i, m in enumerate(a.ms) if i not in off)
 
-    # 1. asking about one's own requests
-    if (has(_REQUEST_WORDS) and has(_STATUS_ASK) and not has(("연결", "통화"))) and not _asks_for_action(a, off):
+    # 1. asking about one's own requests ("환불 요청한 거 어떻게 됐어요", "내 요청 정리해 줘")
+    if has(_REQUEST_WORDS) and not has(("연결", "통화")):
+        if has(_STATUS_ASK) or a.says("처리됐", "처리되었", "처리 됐", "됐나요", "됐어요", "되었나요", "돼가"):
+            return REQUESTS
+    if _seq(a, ("나", "제", "저"), ("요청", "신청", "접수"), gap=3):
         return REQUESTS
-    if _seq(a, ("나", "제", "저"), ("요청", "신청", "접수"), gap=3) and not _asks_for_action(a, off):
+    if a.says("요청내역", "접수내역", "신청내역", "처리현황", "처리결과", "처리번호조회"):
         return REQUESTS
     # 2. a person
     if has(_PEOPLE) and (has(_PEOPLE_VERBS) or _seq(a, _PEOPLE, ("주", "해주", "부탁"), gap=4)):
         if not (has(("사람",)) and not has(("상담원", "상담사", "직원", "담당자", "매니저"))) or has(
-            ("연결", "통화", "얘기", "이야기", "대화", "바꾸")
+            ("연결", "통화", "얘기", "이야기", "대화", "바꾸", "말")
         ):
             return HANDOFF
     if has(("상담원", "상담사")):
         return HANDOFF
     # 3. problems our tools cannot solve
-    if _payment_problem(a) or (has(_ACCOUNT) and not has(_REFUND_WORDS + _EXCHANGE_WORDS)) or has(_COMPENSATION):
+    account = has(_ACCOUNT) or a.says("비밀번호", "비번", "로그인", "아이디")
+    if _payment_problem(a) or (account and not has(_REFUND_WORDS + _EXCHANGE_WORDS)) or has(_COMPENSATION):
         return TICKET
     # 4. actions
-    if has(_ADDRESS_WORDS) and (
-        has(_CHANGE_VERBS) or has(("새", "다르", "잘못", "이사", "보내", "로")) or find_address(a)
-    ):
+    address_word = has(_ADDRESS_WORDS) or a.says("수령지", "배송지", "받는곳", "받을곳", "배달지")
+    address_verb = has(_CHANGE_VERBS) or has(("새", "다르", "잘못", "이사", "보내", "로", "다시", "적", "틀리", "쓰"))
+    if address_word and (address_verb or find_address(a)):
         return ADDRESS
     if has(("이사",)) and find_address(a):
         return ADDRESS
@@ -308,7 +328,7 @@ def detect_intent(text: str | Analysed) -> str | None:
         return REFUND
     if has(("물리",)) or _seq(a, ("돌려",), ("보내",)):
         return REFUND
-    if has(_CANCEL_WORDS):
+    if has(_CANCEL_WORDS) or a.says("캔슬", "취소"):
         return CANCEL
     if _seq(a, ("주문", "구매"), ("안", "않"), gap=5) and not has(_WHERE_WHEN) and not has(("오",)):
         return CANCEL
@@ -317,7 +337,13 @@ def detect_intent(text: str | Analysed) -> str | None:
     if _seq(a, ("다르", "다른"), _OPTION_WORDS, ("받", "보내", "오", "하"), gap=5):
         return EXCHANGE
     # 5. questions
-    if has(("택배", "운송장", "송장")) or (has(_PARCEL) and has(_WHERE_WHEN)):
+    if has(("택배", "운송장", "송장")) or a.says("송장") or (has(_PARCEL) and has(_WHERE_WHEN)):
+        return TRACK
+    if has(("출고", "출발")) or (has(_WHERE_WHEN) and has(("오", "도착", "받", "걸리", "와", "예정일", "예정"))):
+        return TRACK
+    if _seq(
+        a, ("배송", "배달"), ("상황", "진행", "정보", "현황", "상태", "몇일", "며칠", "걸리", "시작", "출발"), gap=4
+    ):
         return TRACK
     if _seq(a, ("언제",), ("오", "도착", "받", "와"), gap=5) or _seq(a, ("아직",), ("안", "못"), ("오", "받"), gap=4):
         return TRACK
@@ -339,11 +365,13 @@ def _asks_for_action(a: Analysed, off: frozenset[int]) -> bool:
 
 
 def _payment_problem(a: Analysed) -> bool:
-    if a.has("이중결제", "중복결제", "결제오류", "결제에러"):
+    if a.says(
+        "이중결제", "중복결제", "결제오류", "결제에러", "결재오류", "이중으로", "두번결제", "결제가이상", "금액이이상"
+    ):
         return True
     if a.has("결제", "카드", "돈", "금액", "청구", "출금") and (
         _seq(a, ("두", "2", "이중", "중복", "두번"), ("번", "결제", "회", "차례", "빠지", "나가", "청구"), gap=3)
-        or a.has("오류", "에러", "실패", "먹통", "씹히", "이중", "중복")
+        or a.has("오류", "에러", "실패", "먹통", "씹히", "이중", "중복", "이상")
         or _seq(a, ("결제",), ("안", "못"), ("되", "돼"), gap=3)
     ):
         return True
@@ -555,7 +583,7 @@ def _motive(a: Analysed) -> bool:
 
 # --- slots: orders ---------------------------------------------------------------------------------
 _PRODUCT_SYNONYMS: dict[str, tuple[str, ...]] = {
-    "운동화": ("운동화", "신발", "스니커즈", "슈즈", "쿠션화", "런닝화", "운동하"),
+    "운동화": ("운동화", "신발", "스니커즈", "슈즈", "쿠션화", "런닝화"),
     "텀블러": ("텀블러", "컵", "보온병", "물병", "텀블"),
     "이어폰": ("이어폰", "이어버드", "무선이어폰", "블루투스이어폰", "버즈", "이어팟"),
     "티셔츠": ("티셔츠", "티", "반팔", "면티", "셔츠", "티샤쓰"),
@@ -597,12 +625,26 @@ def find_orders(text: str | Analysed, orders: Sequence[dict], *, today: date | N
         words = product_words(str(order.get("product_name", "")))
         if any(w in compact if len(w) >= 3 else (w in lemmas or w in a.text.split()) for w in words):
             named.append(order)
+    if not named:  # one-letter typos in a product word of three syllables or more ("운동하", "텀블라")
+        for order in orders:
+            words = [w for w in product_words(str(order.get("product_name", ""))) if len(w) >= 3]
+            if any(_typo_of(w, compact) for w in words):
+                named.append(order)
     if named:
         return named
     dated = _by_date(a, orders, today)
     if dated:
         return dated
     return []
+
+
+def _typo_of(word: str, compact: str) -> bool:
+    target = _jamo(word)
+    for start in range(0, max(0, len(compact) - len(word) + 1)):
+        window = compact[start : start + len(word)]
+        if re.fullmatch(r"[가-힣]+", window) and _distance_at_most_one(_jamo(window), target):
+            return True
+    return False
 
 
 _DATE = re.compile(r"(?:(\d{1,2})\s?월\s?)?(\d{1,2})\s?일")
@@ -747,7 +789,6 @@ _NOT_ADDRESS = frozenset(
         "지금",
         "여기",
         "거기",
-        "번",
         "주소지",
     }
 )
@@ -768,16 +809,17 @@ def find_address(text: str | Analysed) -> str | None:
         j = i + 1
         while j < len(ms):
             x = ms[j]
+            nxt = ms[j + 1] if j + 1 < len(ms) else None
+            numbered_next = nxt is not None and (nxt.tag in ("SN", "W_SERIAL") or bool(re.match(r"\d", nxt.form)))
             if x.form in _NOT_ADDRESS:
                 break
-            if x.tag == "JKB" and x.form in ("로", "으로"):
-                nxt = ms[j + 1] if j + 1 < len(ms) else None
-                if nxt is not None and (nxt.tag in ("SN", "W_SERIAL") or re.match(r"\d", nxt.form)):
+            if x.form in ("로", "으로", "으"):
+                if numbered_next:
                     end = j  # 판교 + 로 + 235: part of the road name
                     j += 1
                     continue
-                break
-            if x.tag.split("-")[0] in _ADDRESS_TAGS or x.tag == "JKG" and x.form == "의":
+                break  # "…101호로 바꿔": the particle, not the address
+            if x.tag.split("-")[0] in _ADDRESS_TAGS or numbered_next:
                 if x.tag == "SP" and x.form != ",":
                     break
                 end = j
