@@ -146,13 +146,7 @@ def _single_id(text_: str) -> str | None:
 
 def _has_slot(a: nlu.Analysed) -> bool:
     """Whether a message without an intent still carries something for a request (an answer)."""
-    return bool(
-        nlu.order_ids(a.text)
-        or nlu.classify_reason(a).said
-        or nlu.find_address(a)
-        or nlu.refers_back(a)
-        or len(a.text) <= 20
-    )
+    return bool(nlu.order_ids(a.text) or nlu.classify_reason(a).said or nlu.find_address(a) or nlu.refers_back(a))
 
 
 def read_request(turn: Turn) -> Request:
@@ -307,27 +301,36 @@ def run_agent(messages: list[dict], available_tools: frozenset[str]) -> dict:
     if done:
         return reply_action(intent, done, orders)
 
-    order_id = order_id_in(request) or request.hinted_order
+    order_id = order_id_in(request)
+    if order_id is None and request.hinted_order and nlu.detect_intent(turn.current) is None:
+        order_id = request.hinted_order  # a bare answer ("상품하자") to our question about that order
     address = _address(request) if intent == nlu.ADDRESS else None
-    # With the order known, the tools judge status and window themselves: call them straight away. Exchanges
-    # need the order's real options, and a missing address is asked for only once the status allows it.
-    direct = order_id is not None and (intent in (nlu.REFUND, nlu.CANCEL) or address is not None)
-    if direct and orders_run is None:
-        if intent == nlu.ADDRESS:
+    if orders_run is None:
+        # With the order and what to do known, the tool judges status and window itself: call it now.
+        # Otherwise look the orders up first: which order, its status, window and real options decide
+        # what is worth asking (no address question for a shipped order, no option question out of window).
+        if order_id is not None and intent == nlu.ADDRESS and address:
             return call(tool, {"order_id": order_id, "new_address": address})
-    elif orders_run is None:
+        if order_id is not None and intent in (nlu.REFUND, nlu.CANCEL):
+            return call(tool, _reason_args(request, order_id))
         if "get_my_orders" in available_tools:
             return call("get_my_orders", {})
         if order_id is None:
             return text(f"{ACTION_LABEL[intent]}할 주문번호(예: HR20260721001)를 {ASK}.")
-    if orders_run is not None and not (orders_run.result or {}).get("ok", False):
+    elif not (orders_run.result or {}).get("ok", False):
         return reply_failure(orders_run.result)
 
     order: dict | None = None
     explicit = order_id_in(request)
     if explicit is not None:
-        order = next((o for o in orders if o.get("order_id") == explicit), None)
         order_id = explicit
+        order = next((o for o in orders if o.get("order_id") == explicit), None)
+        if order is None and orders_run is not None:
+            # Not among the customer's orders: the tool says so (it never reveals whose it is).
+            blanks = {"new_address": address or ""} if intent == nlu.ADDRESS else {"new_option": ""}
+            extra = blanks if intent in (nlu.ADDRESS, nlu.EXCHANGE) else {}
+            base = {"order_id": order_id} if intent == nlu.ADDRESS else _reason_args(request, order_id)
+            return call(tool, base | extra)
     elif orders:
         order, candidates = resolve_order(request, orders, _today(orders_run.result if orders_run else None))
         if order is None:
@@ -346,8 +349,8 @@ def run_agent(messages: list[dict], available_tools: frozenset[str]) -> dict:
             )
         return call(tool, {"order_id": order_id, "new_address": address})
 
-    reason = reason_category(request)
-    args: dict[str, Any] = {"order_id": order_id, "reason_category": reason, "reason": request.joined[:MAX_REASON_LEN]}
+    args = _reason_args(request, order_id)
+    reason = args["reason_category"]
     if intent == nlu.EXCHANGE:
         option, choices = _option(request, order)
         if option is None and not _exchange_refused(order, reason):
@@ -362,6 +365,14 @@ def run_agent(messages: list[dict], available_tools: frozenset[str]) -> dict:
         args["new_option"] = option or ""
         return call(tool, args)
     return call(tool, args)
+
+
+def _reason_args(request: Request, order_id: str) -> dict[str, Any]:
+    return {
+        "order_id": order_id,
+        "reason_category": reason_category(request),
+        "reason": request.joined[:MAX_REASON_LEN],
+    }
 
 
 def _address(request: Request) -> str | None:

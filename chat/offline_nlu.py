@@ -67,10 +67,8 @@ _TYPOS = {
     "어디쯤": "어디 쯤",
     "뭐였": "무엇이었",
     "뭐 였": "무엇이었",
-    "모였": "무엇이었",
     "멀 ": "뭘 ",
     "몰 샀": "뭘 샀",
-    "궁금": "궁금",
     "맘에": "마음에",
     "맘이": "마음이",
     "배송지좀": "배송지 좀",
@@ -358,12 +356,6 @@ def detect_intent(text: str | Analysed) -> str | None:
     return None
 
 
-def _asks_for_action(a: Analysed, off: frozenset[int]) -> bool:
-    """ "환불 요청할게요" is a refund; "환불 요청한 거 어떻게 됐어요" asks about a request."""
-    past = any(m.tag == "EP" for m in a.ms) or a.has("어떻게", "어디", "정리", "현황", "내역", "목록", "조회", "뭐")
-    return not past
-
-
 def _payment_problem(a: Analysed) -> bool:
     if a.says(
         "이중결제", "중복결제", "결제오류", "결제에러", "결재오류", "이중으로", "두번결제", "결제가이상", "금액이이상"
@@ -452,12 +444,6 @@ _MIND_CUES: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("중복",), ("구매", "주문")),
     (("그냥",), ("환불", "반품", "교환", "취소")),
 )
-_LABELS: dict[str, tuple[str, ...]] = {
-    CHANGE_OF_MIND: ("단순변심", "변심"),
-    DEFECT: ("상품하자", "하자", "불량"),
-    WRONG_ITEM: ("오배송",),
-}
-_MOTIVE = ("기간", "30", "7", "되", "돼", "그래야", "넘", "지나", "되니까")
 
 
 def _fits(m: Morpheme, step: Iterable[str]) -> bool:
@@ -491,8 +477,21 @@ def _cue_hits(a: Analysed, cues: Sequence[tuple[tuple[str, ...], ...]]) -> list[
     return hits
 
 
+# "…로 해 주세요", "…라고 해 주세요", "…로 처리해": what follows a label the customer asks us to write down.
+_ASKED_AS = re.compile(
+    r"(?:으로|로|이라고|라고|이라구|라구)(?:좀)?(?:해|처리|접수|바꿔|적어|적|써|넣어|변경|등록|올려|신청|기록)"
+)
+
+
+def _asked_as_label(a: Analysed, end: int) -> bool:
+    after = a.text[a.ms[end].end :].replace(" ", "")
+    return bool(_ASKED_AS.match(after))
+
+
 def _live_hits(a: Analysed, cues: Sequence[tuple[tuple[str, ...], ...]]) -> list[tuple[int, int]]:
-    return [(s, e) for s, e in _cue_hits(a, cues) if not _negated_after(a, e)]
+    """Cues the customer states as facts: not denied ("불량은 아니고"), not a label they ask us to use
+    ("불량이라고 해 주세요")."""
+    return [(s, e) for s, e in _cue_hits(a, cues) if not _negated_after(a, e) and not _asked_as_label(a, e)]
 
 
 @dataclass(frozen=True)
@@ -517,35 +516,23 @@ def classify_reason(text: str | Analysed) -> ReasonReading:
     labels = _labels(a)
     requested = [label for label, asked in labels if asked]
     stated = {label for label, asked in labels if not asked}
-
-    # Labels that are facts ("변심이에요", "상품하자예요") count like descriptions; a label the customer
-    # asks us to use ("상품하자로 해 주세요") is only a wish.
-    facts: set[str] = set(stated)
-    # A label that is part of the described cue ("불량이에요") is also a fact.
-    if defect:
-        facts.add(DEFECT)
-    if wrong:
-        facts.add(WRONG_ITEM)
-    if mind:
-        facts.add(CHANGE_OF_MIND)
-    if denied_defect and not facts:
+    # Labels stated as facts ("변심이에요", "상품하자예요") count like descriptions; a label the customer asks
+    # us to use ("상품하자로 해 주세요", "불량이라고 해 주세요") is only a wish.
+    described = {DEFECT: bool(defect), WRONG_ITEM: bool(wrong), CHANGE_OF_MIND: bool(mind)}
+    facts = stated | {category for category, seen in described.items() if seen}
+    if not facts and (denied_defect or denied_wrong):
         facts.add(CHANGE_OF_MIND)  # "불량은 아닌데 반품할게요": nothing is wrong with the item
-    if denied_wrong and not facts and not denied_defect:
-        facts.add(CHANGE_OF_MIND)
-
+    if len(facts) == 1:
+        return ReasonReading(facts.pop(), True)
     if facts:
-        if len(facts) == 1:
-            return ReasonReading(facts.pop(), True)
         if DEFECT in facts and WRONG_ITEM in facts:
             return ReasonReading(UNCLEAR, True)
-        # A described defect or wrong item gives the customer the longer window whatever else they add
-        # ("사이즈도 작고 흠집도 있어요"), unless the defect is only the label they ask for.
-        for strong in (WRONG_ITEM, DEFECT):
-            if strong in facts and (strong in {DEFECT if defect else "", WRONG_ITEM if wrong else ""}):
-                return ReasonReading(strong, True)
-        return ReasonReading(UNCLEAR, True)
+        # A described defect or wrong item outweighs a change of mind ("사이즈도 작고 흠집도 있어요").
+        strong = next((c for c in (WRONG_ITEM, DEFECT) if described[c]), None)
+        return ReasonReading(strong or UNCLEAR, True)
     if requested:
-        if len(set(requested)) == 1 and not (a.has(*_MOTIVE) and _motive(a)):
+        # Taken at face value only when it is the one label asked for and not asked for its window.
+        if len(set(requested)) == 1 and not _motive(a):
             return ReasonReading(requested[0], True)
         return ReasonReading(UNCLEAR, True)
     return ReasonReading(UNCLEAR, False)
@@ -557,7 +544,7 @@ def _labels(a: Analysed) -> list[tuple[str, bool]]:
     text = a.text.replace(" ", "")
     for label, pattern in (
         (CHANGE_OF_MIND, r"(?:단순)?변심"),
-        (DEFECT, r"상품하자|하자"),
+        (DEFECT, r"상품하자|하자|불량품|불량"),
         (WRONG_ITEM, r"오배송"),
     ):
         for match in re.finditer(pattern, text):
@@ -571,7 +558,7 @@ def _labels(a: Analysed) -> list[tuple[str, bool]]:
                 and not re.match(r"(?:가|는|예|에|이|로|라|야|요|인)", after)
             ):
                 continue  # "하자" alone is also the verb ending of "교환하자"
-            asked = bool(re.match(r"(?:으로|로)(?:좀)?(?:해|처리|접수|바꿔|적어|넣어|변경|등록|올려|신청)", after))
+            asked = bool(_ASKED_AS.match(after))
             out.append((label, asked))
     return out
 

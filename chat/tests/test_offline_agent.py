@@ -357,6 +357,7 @@ def test_that_order_refers_back_to_the_order_under_discussion():
         assistant("배송 완료 후 26일이 지나 교환 가능 기간(7일)을 넘었습니다. 다른 도움이 필요하시면 말씀해 주세요."),
         user("그럼 아까 그 주문 환불해줘. 뚜껑이 깨져서 왔어"),
     ]
+    history += answer(ask(history), ORDERS)
 
     assert called(ask(history)) == (
         "request_refund",
@@ -366,6 +367,22 @@ def test_that_order_refers_back_to_the_order_under_discussion():
             "reason": "그럼 아까 그 주문 환불해줘. 뚜껑이 깨져서 왔어",
         },
     )
+
+
+def test_a_new_product_named_mid_conversation_wins_over_the_earlier_order():
+    history = [
+        user("텀블러 환불해 주세요"),
+        assistant(
+            "주문 HR20260628003(스테인리스 텀블러)의 환불 사유를 알려 주세요. "
+            "단순변심 / 상품하자 / 오배송 중 하나로 답해 주세요."
+        ),
+        user("아 아니다 운동화 환불해줘 불량이야"),
+    ]
+    first = ask(history)
+    assert called(first) == ("get_my_orders", {})
+    history += answer(first, ORDERS)
+
+    assert called(ask(history))[1]["order_id"] == "HR20260721001"
 
 
 @pytest.mark.parametrize(

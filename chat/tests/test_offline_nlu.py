@@ -66,6 +66,7 @@ def test_order_by_id_product_date_or_only_candidate(intent, text, order_id):
         ("불량은 아니고 색이 마음에 안 들어요", "단순변심"),
         # an explicit label the customer's own words contradict
         ("변심인데 30일 되니까 상품하자로 해 주세요", "단순변심"),
+        ("변심이긴 한데 불량이라고 적어 주세요", "단순변심"),
         # a label asked for only because of the window, with no facts: ask
         ("기간이 지나서 그런데 상품하자로 해 주세요", "확인필요"),
         # a label inside quoted instructions is not the customer's
