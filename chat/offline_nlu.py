@@ -66,15 +66,12 @@ _TYPOS = {
     "어딨": "어디 있",
     "어디쯤": "어디 쯤",
     "뭐였": "무엇이었",
-    "뭐 였": "무엇이었",
     "멀 ": "뭘 ",
     "몰 샀": "뭘 샀",
     "맘에": "마음에",
     "맘이": "마음이",
     "배송지좀": "배송지 좀",
     "쫌": "좀",
-    "웨": "왜",
-    "갈아": "바꿔",
 }
 # Keywords a one-letter typo should still reach (compared letter by letter, jamo-wise, at a word start).
 _FUZZY_KEYWORDS = ("환불", "교환", "반품", "취소", "결제", "택배", "상담원", "상담사", "오배송", "변심")
@@ -129,10 +126,6 @@ class Analysed:
     ms: tuple[Morpheme, ...]
 
     @property
-    def forms(self) -> list[str]:
-        return [m.form for m in self.ms]
-
-    @property
     def compact(self) -> str:
         return self.text.replace(" ", "").lower()
 
@@ -145,22 +138,18 @@ class Analysed:
         wanted = set(forms)
         return any(m.form in wanted for m in self.ms)
 
-    def index(self, forms: Iterable[str], start: int = 0) -> int | None:
-        wanted = set(forms)
-        return next((i for i in range(start, len(self.ms)) if self.ms[i].form in wanted), None)
-
 
 def analyse(text: str) -> Analysed:
     cleaned = clean(text)
     return Analysed(cleaned, tuple(morphemes(cleaned)))
 
 
-def _seq(a: Analysed, *steps: Iterable[str], gap: int = 4, suppressed: frozenset[int] = frozenset()) -> bool:
+def _seq(a: Analysed, *steps: Iterable[str], gap: int = 4) -> bool:
     """Whether the lemmas `steps[0]`, `steps[1]`, ... occur in this order, each within `gap` morphemes of
     the previous one."""
     sets = [set(s) for s in steps]
     for i, m in enumerate(a.ms):
-        if m.form not in sets[0] or i in suppressed:
+        if m.form not in sets[0]:
             continue
         position, ok = i, True
         for wanted in sets[1:]:
@@ -181,9 +170,7 @@ def _negated_after(a: Analysed, index: int, *, window: int = 5) -> bool:
     for j in range(index + 1, min(len(a.ms), index + 1 + window)):
         m = a.ms[j]
         if m.tag == "SF" or (m.tag == "EC" and m.form in ("고", "는데", "ᆫ데", "지만", "니까", "으니까")):
-            if j + 1 < len(a.ms) and a.ms[j + 1].form == "아니":
-                return True  # "불량이고 아니고" is rare; "불량인지 아닌지" handled by the VCN below
-            return False
+            return False  # the clause ended: "흠집이 있고 … 아니에요" denies something else
         if m.form == "아니" and m.tag.startswith("VCN"):
             return True
         if m.form in ("없", "없이") and m.tag.startswith("VA"):
@@ -213,7 +200,7 @@ def _replaced(a: Analysed) -> frozenset[int]:
             for j in range(max(0, i - 3), i):
                 if a.ms[j].tag.startswith(("NN", "XR", "SL")):
                     out.add(j)
-        if m.form in ("안", "못") and m.tag == "MAG" and i > 0:
+        if m.form in ("안", "못") and m.tag == "MAG" and i >= 2:
             # "환불은 안 하고", "취소는 안 할게요": the noun right before is not what they want
             nxt = a.ms[i + 1] if i + 1 < len(a.ms) else None
             if nxt is not None and nxt.form == "하" and a.ms[i - 1].tag.startswith("J"):
@@ -258,7 +245,8 @@ _WHAT = ("뭐", "뭘", "무엇", "무슨", "어떤", "뭐뭐", "몇", "어느")
 _LIST_WORDS = ("내역", "목록", "리스트", "조회", "현황", "전체", "기록", "확인")
 _PARCEL = ("택배", "배송", "물건", "상품", "주문", "물품", "소포", "배달", "제품")
 _WHERE_WHEN = ("어디", "언제", "위치", "추적", "도착", "출발", "출고", "송장", "운송장", "며칠", "몇일")
-_PEOPLE = ("상담원", "상담사", "직원", "매니저", "담당자", "사람", "상담원분", "사람분")
+_STAFF = ("상담원", "상담사", "직원", "매니저", "담당자", "상담원분")
+_PEOPLE = (*_STAFF, "사람", "사람분")
 _PEOPLE_VERBS = ("연결", "통화", "전화", "바꾸", "얘기", "이야기", "대화", "상담", "부르", "연락", "말하", "말")
 _PAY_PROBLEM = (
     "오류",
@@ -299,13 +287,11 @@ def detect_intent(text: str | Analysed) -> str | None:
         return REQUESTS
     if a.says("요청내역", "접수내역", "신청내역", "처리현황", "처리결과", "처리번호조회"):
         return REQUESTS
-    # 2. a person
-    if has(_PEOPLE) and (has(_PEOPLE_VERBS) or _seq(a, _PEOPLE, ("주", "해주", "부탁"), gap=4)):
-        if not (has(("사람",)) and not has(("상담원", "상담사", "직원", "담당자", "매니저"))) or has(
-            ("연결", "통화", "얘기", "이야기", "대화", "바꾸", "말")
-        ):
-            return HANDOFF
-    if has(("상담원", "상담사")):
+    # 2. a person: a staff word with a verb of contact, or "사람" with a verb of talking
+    staff = has(_STAFF)
+    asks_staff = has(_PEOPLE_VERBS) or _seq(a, _STAFF, ("주", "해주", "부탁"), gap=4)
+    talks = has(("연결", "통화", "얘기", "이야기", "대화", "바꾸", "말"))
+    if has(("상담원", "상담사")) or (staff and asks_staff) or (has(("사람", "사람분")) and talks):
         return HANDOFF
     # 3. problems our tools cannot solve
     account = has(_ACCOUNT) or a.says("비밀번호", "비번", "로그인", "아이디")
