@@ -603,6 +603,10 @@ def find_orders(text: str | Analysed, orders: Sequence[dict], *, today: date | N
             words = [w for w in product_words(str(order.get("product_name", ""))) if len(w) >= 3]
             if any(_typo_of(w, compact) for w in words):
                 named.append(order)
+    if len(named) > 1:
+        # Two orders of the same product: the option they name ("검정 가방") tells them apart.
+        by_option = [o for o in named if all(_mentions(a, p) for p in _option_parts(str(o.get("option") or "")))]
+        named = by_option or named
     if named:
         return named
     dated = _by_date(a, orders, today)

@@ -88,3 +88,11 @@ def test_injected_instructions_are_dropped_from_the_customers_words():
 )
 def test_refers_back(text, expected):
     assert nlu.refers_back(text) is expected
+
+
+def test_the_option_tells_two_orders_of_the_same_product_apart():
+    orders = [*table.CATALOGUE, *table.EXTRA_ORDERS]  # a black backpack (shipping) and a grey one (delivered)
+
+    assert [o["order_id"] for o in nlu.find_orders("그레이 백팩 환불이요", orders)] == ["HR20260712012"]
+    assert [o["order_id"] for o in nlu.find_orders("검정 가방이요", orders)] == ["HR20260724005"]
+    assert len(nlu.find_orders("가방이요", orders)) == 2
