@@ -76,7 +76,11 @@ def main(argv: list[str] | None = None) -> int:
         results,
         misses=args.misses,
     )
-    _report("Held out (written after tuning, never tuned on)", _holdout_rows(), misses=args.misses)
+    _report(
+        "Held out (written after tuning; first run 93/96 = 96.9%, then the asked-for label case was fixed)",
+        _holdout_rows(),
+        misses=args.misses,
+    )
     print(f"{rows} table rows in {elapsed:.2f} s ({elapsed / rows * 1000:.1f} ms per row)")
     return 0
 

@@ -911,8 +911,10 @@ ORDER_CASES: list[tuple[str, str, str]] = [
     ("address", "이어폰 주소 서울시 마포구 양화로 45로 바꿔줘", "HR20260726002"),
 ]
 
-# Held out: written after the parser was tuned on the tables above, and never tuned on. bench/offline_nlu.py
-# reports them separately as an honest estimate; no test asserts them row by row.
+# Held out: written after the parser was tuned on the tables above. bench/offline_nlu.py reports them
+# separately as an estimate on unseen text; no test asserts them row by row. First run: 93 of 96. One miss
+# was then fixed because it is a rule of issue 16 ("변심이지만 불량이라고 해 주세요": a label asked for is a
+# wish, not a fact); the two remaining misses are left as they are.
 HOLDOUT_INTENT_CASES: dict[str, list[str]] = {
     "orders": [
         "요즘 내가 주문한 것들 좀 보여줄래",
