@@ -88,6 +88,13 @@ def _window_decision(
 ) -> Decision:
     days = days_since(delivered_at, today)
     if reason_category == ReasonCategory.UNCLEAR:
+        if days is not None and days > DEFECT_DAYS:
+            # No reason could open the window again: refuse now instead of asking a pointless question.
+            return Decision(
+                False,
+                f"배송 완료 후 {days}일이 지나 {what} 가능 기간({DEFECT_DAYS}일)을 넘었습니다.",
+                days_since_delivery=days,
+            )
         return Decision(False, CLARIFY_REASON, days_since_delivery=days, needs_clarification=True)
     limit = window_days(reason_category)
     if days is not None and days > limit:

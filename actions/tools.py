@@ -115,6 +115,8 @@ def _order_brief(order: Order, on: Any) -> dict:
         "product_name": order.product.name,
         "product_id": order.product_id,
         "option": order.option.label,
+        # The product's real options, so a model can match "블랙으로" to a label instead of guessing one.
+        "options": [option.label for option in order.product.options.all()],
         "quantity": order.quantity,
         "order_amount": int(order.amount),
         "status": order.get_status_display(),
@@ -239,6 +241,7 @@ class ToolRegistry:
         orders = (
             Order.objects.filter(customer=self.customer)
             .select_related("product", "option")
+            .prefetch_related("product__options")
             .order_by("-ordered_at", "order_id")[:MAX_ORDERS_LISTED]
         )
         return {"ok": True, "today": on.isoformat(), "orders": [_order_brief(o, on) for o in orders]}

@@ -95,3 +95,13 @@ def tokens(text: str) -> list[str]:
         if token:
             out.append(token)
     return out
+
+
+def morphemes(text: str) -> list[Morpheme]:
+    """Every morpheme of `text`, function morphemes included (for understanding a sentence, not for search).
+    Uses the same single Kiwi as `tokens`."""
+    if not text or not text.strip():
+        return []
+    with _lock:
+        analysed = _get_kiwi().tokenize(text)
+    return [Morpheme(m.form, m.tag, m.start, m.start + m.len) for m in analysed]

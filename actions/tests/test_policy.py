@@ -68,6 +68,8 @@ def test_address_is_non_empty_and_of_sane_length(value, expected):
         ("WRONG_ITEM", 30, True, False),
         ("WRONG_ITEM", 31, False, False),
         ("UNCLEAR", 2, False, True),
+        # Past the longest window no reason could help: refused rather than asked about.
+        ("UNCLEAR", 31, False, False),
     ],
 )
 def test_exchange_window_by_reason_category(category, days, allowed, needs_clarification):
@@ -104,6 +106,7 @@ def test_exchange_needs_a_delivered_order(status):
         ("DELIVERED", "DEFECT", 31, False, "REFUND", False),
         ("DELIVERED", "WRONG_ITEM", 31, False, "REFUND", False),
         ("DELIVERED", "UNCLEAR", 2, False, "REFUND", True),
+        ("DELIVERED", "UNCLEAR", 31, False, "REFUND", False),
         # Closed orders.
         ("CANCELLED", "DEFECT", None, False, "", False),
         ("RETURNED", "DEFECT", 3, False, "", False),

@@ -81,8 +81,12 @@ def test_readme_walkthrough_with_offline_model(c003_api, offline_model):
     assert [t["ticket_id"] for t in listed["tickets"]] == [result["ticket_id"]]
 
 
-def test_offline_model_never_guesses_the_reason(c003_api, offline_model):
+def test_offline_model_reads_the_reason_from_the_whole_sentence(c003_api, offline_model):
+    # Issue 16: "불량은 아니고 색이 마음에 안 들어요" is 단순변심 (the seed's own example), so the tool applies
+    # the 7-day window to the tumbler delivered 26 days ago and refuses; nothing is recorded.
     body = say(c003_api, "텀블러가 불량은 아니고 색이 마음에 안 들어요. 환불해 주세요")
     [result] = _actions(body)
-    assert result["needs_clarification"] is True
+    assert result["ok"] is False and "needs_clarification" not in result
+    assert result["reason"] == "배송 완료 후 26일이 지나 반품 가능 기간(7일)을 넘었습니다."
+    assert result["reason"] in body["reply"]
     assert not ActionRecord.objects.exists()

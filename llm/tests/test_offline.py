@@ -118,3 +118,29 @@ def test_offline_structured_unknown_name_fails_once_without_a_pointless_retry(of
 
     # The built-in model is deterministic, so there is no fallback attempt in offline mode.
     assert [a.error_class for a in info.value.attempts] == ["BadRequestError"]
+
+
+def test_conversations_go_to_the_registered_handler_with_the_tool_names(monkeypatch):
+    seen = []
+
+    def handler(messages, tools):
+        seen.append((len(messages), tools))
+        return offline.text("registered")
+
+    monkeypatch.setattr(offline, "_conversation", [])
+    offline.register_conversation(handler)
+    body = {
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"type": "function", "function": {"name": "lookup", "parameters": {}}}],
+    }
+
+    assert offline.respond(body) == {"role": "assistant", "content": "registered"}
+    assert seen == [(1, frozenset({"lookup"}))]
+
+
+def test_without_a_conversation_handler_the_gateway_answers_a_fixed_notice(monkeypatch):
+    monkeypatch.setattr(offline, "_conversation", [])
+
+    reply = offline.respond({"messages": [{"role": "user", "content": "hi"}]})
+
+    assert reply == {"role": "assistant", "content": offline.NO_HANDLER_TEXT}
