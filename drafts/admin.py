@@ -4,12 +4,13 @@ three decisions (apply unchanged, apply edited, reject). Each decision calls a s
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 
 from common.admin import ReadOnlyAdmin
 from common.errors import DomainError
+from common.numbering import parse_number
 from drafts.models import DeadLetter, Draft, StageState
 from drafts.selectors import (
     citations_resolve,
@@ -108,6 +109,9 @@ class TicketReviewAdmin(TicketAdmin):
         return request.user.has_perm(REVIEW_PERMISSION)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
+        # The admin URL takes any text as the id: only ASCII digits reach the query ('abc' was a 500).
+        if parse_number("", str(object_id)) is None:
+            raise Http404("문의 티켓을 찾을 수 없습니다.")
         ticket = get_object_or_404(Ticket, pk=object_id)
         drafts = ticket_drafts(ticket)
         current = draft_current(drafts)
