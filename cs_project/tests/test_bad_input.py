@@ -321,3 +321,19 @@ def test_edit_ratio_handles_long_texts():
     long = "환불 정책을 안내드립니다. " * 2000  # ~30,000 characters: the pure-Python version took seconds
     assert edit_ratio(long, long + "감사합니다.") == round(6 / (len(long) + 6), 4)
     assert edit_ratio(long, "") == 1.0
+
+
+@pytest.mark.django_db
+def test_structured_output_loses_escaped_control_characters(scripted_model):
+    """Draft, QA, confidence, tags and diagnosis all parse through `structured`: one place cleans them."""
+    from pydantic import BaseModel
+
+    from llm.client import structured
+
+    class Out(BaseModel):
+        body: str
+        tags: list[str]
+
+    scripted_model.push(text_message('{"body": "환불\\u0000 안내\\u001b[0m\\n끝", "tags": ["배송\\u0007"]}'))
+    parsed, _ = structured(purpose="draft", messages=[{"role": "user", "content": "x"}], schema=Out, name="out")
+    assert parsed == Out(body="환불 안내[0m\n끝", tags=["배송"])
