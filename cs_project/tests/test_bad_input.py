@@ -337,3 +337,20 @@ def test_structured_output_loses_escaped_control_characters(scripted_model):
     scripted_model.push(text_message('{"body": "환불\\u0000 안내\\u001b[0m\\n끝", "tags": ["배송\\u0007"]}'))
     parsed, _ = structured(purpose="draft", messages=[{"role": "user", "content": "x"}], schema=Out, name="out")
     assert parsed == Out(body="환불 안내[0m\n끝", tags=["배송"])
+
+
+@pytest.mark.django_db
+def test_openapi_documents_the_error_statuses_of_every_api_operation():
+    from io import StringIO
+
+    out = StringIO()
+    call_command("spectacular", "--validate", "--fail-on-warn", "--format", "openapi-json", stdout=out)
+    schema = json.loads(out.getvalue())
+    assert schema["components"]["schemas"]["Error"]["required"] == ["code", "detail"]
+    operations = [(p, m, o) for p, ops in schema["paths"].items() for m, o in ops.items() if p.startswith("/api/")]
+    assert len(operations) >= 16
+    for path, method, operation in operations:
+        for status in ("400", "401", "403", "404", "409", "413", "415", "429", "500", "503"):
+            content = operation["responses"][status]["content"]["application/json"]["schema"]
+            assert content == {"$ref": "#/components/schemas/Error"}, (path, method, status)
+        assert "Retry-After" in operation["responses"]["429"]["headers"]
