@@ -185,14 +185,16 @@ def test_parse_number_reads_canonical_numbers():
 @pytest.mark.django_db
 def test_non_ascii_digit_ids_are_not_found_on_every_id_route(c003, c003_api, staff_api):
     ticket = Ticket.objects.create(customer=c003, subject="x")
-    assert ticket.number == "T00001" and c003_api.get(f"/api/tickets/{ticket.number}/").status_code == 200
-    for digits in ("１", "١", "𝟏"):  # each reads as 1 with int(), i.e. the ticket above, before the fix
-        fake = "T0000" + digits
+    assert c003_api.get(f"/api/tickets/{ticket.number}/").status_code == 200
+    for zero in ("０", "٠", "𝟎"):  # fullwidth, Arabic-Indic, mathematical: int() reads each as the same number
+        digits = ticket.number[1:].translate({ord(str(d)): chr(ord(zero) + d) for d in range(10)})
+        fake = "T" + digits
+        assert int(digits) == ticket.pk  # what the old `isdigit` check let through: the same ticket
         assert error(c003_api.get(f"/api/tickets/{fake}/"), 404, "not_found")
         assert error(c003_api.post(f"/api/tickets/{fake}/messages/", {"body": "x"}, format="json"), 404)
         assert error(staff_api.get(f"/api/ops/tickets/{fake}/"), 404)
         assert error(staff_api.post(f"/api/ops/drafts/{digits}/apply/", {}, format="json"), 404)
-        assert error(staff_api.post(f"/api/ops/actions/A0000{digits}/decide/", {"approve": True}, format="json"), 404)
+        assert error(staff_api.post(f"/api/ops/actions/A{digits}/decide/", {"approve": True}, format="json"), 404)
     assert error(c003_api.get("/api/products/P%00/"), 404)
     assert error(c003_api.get("/api/tickets/T99999999999999999999/"), 404)
 
