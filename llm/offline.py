@@ -174,7 +174,7 @@ TICKET_CATEGORIES: list[tuple[tuple[str, ...], str]] = [
     (("오류",), "오류"),
     (("상담원", "통화", "사람", "연결"), "상담원연결"),
 ]
-ORDER_ID = re.compile(r"HR\d{11}")
+ORDER_ID = re.compile(r"HR[0-9]{11}")  # ASCII digits only: `\d` also matches ١٢٣ or １２
 OPTION = re.compile(r"[가-힣A-Za-z]+/[0-9A-Za-z]+")
 ADDRESS_PATTERNS = [
     re.compile(r"(?:배송지|주소)\s*(?:를|을)?\s*(.+?)\s*(?:으로|로)\s*(?:바꿔|변경|수정)"),
