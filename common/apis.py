@@ -72,7 +72,8 @@ def _framework_error(exc, context) -> Response | None:
     if response is None:
         return None
     if isinstance(exc, exceptions.ValidationError):
-        response.data = {**error_body(400, "invalid", _first_message(response.data)), "errors": response.data}
+        errors = response.data if isinstance(response.data, dict) else {"non_field_errors": response.data}
+        response.data = {**error_body(400, "invalid", _first_message(errors)), "errors": errors}
     elif isinstance(exc, exceptions.Throttled):
         wait = f" {int(exc.wait)}초 후" if exc.wait is not None else " 잠시 후"
         response.data = error_body(429, "throttled", f"요청이 너무 많습니다.{wait} 다시 시도해 주세요.")

@@ -356,3 +356,17 @@ def test_openapi_documents_the_error_statuses_of_every_api_operation():
             content = operation["responses"][status]["content"]["application/json"]["schema"]
             assert content == {"$ref": "#/components/schemas/Error"}, (path, method, status)
         assert "Retry-After" in operation["responses"]["429"]["headers"]
+
+
+def test_a_bare_validation_error_still_has_an_errors_object():
+    from rest_framework.exceptions import ValidationError
+
+    from common.apis import exception_handler
+
+    response = exception_handler(ValidationError("형식이 잘못되었습니다."), {})
+    assert response.status_code == 400
+    assert response.data == {
+        "code": "invalid",
+        "detail": "형식이 잘못되었습니다.",
+        "errors": {"non_field_errors": ["형식이 잘못되었습니다."]},
+    }
