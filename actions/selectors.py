@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from django.db.models import QuerySet
@@ -9,7 +10,7 @@ from actions.models import ActionRecord
 from common.errors import NotFound
 from common.numbering import parse_number
 from common.redaction import ADDRESS, redact, redact_known
-from orders.models import Customer, Order
+from orders.models import ORDER_ID_PATTERN, Customer, Order
 
 
 def order_not_found_message(order_id: object) -> str:
@@ -21,7 +22,9 @@ def customer_order_get(*, customer: Customer, order_id: object, for_update: bool
     qs = Order.objects.select_related("product", "option")
     if for_update:
         qs = qs.select_for_update(of=("self",))
-    order = qs.filter(customer=customer, pk=str(order_id).strip().upper()).first() if order_id else None
+    text = str(order_id).strip().upper() if isinstance(order_id, (str, int)) and order_id else ""
+    # Only the canonical ASCII form reaches the query (a NUL would fail a PostgreSQL lookup).
+    order = qs.filter(customer=customer, pk=text).first() if re.fullmatch(ORDER_ID_PATTERN, text, re.ASCII) else None
     if order is None:
         raise NotFound(order_not_found_message(order_id))
     return order

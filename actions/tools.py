@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -24,7 +25,7 @@ from common.errors import DomainError, NotFound
 from orders.models import Customer, Order
 from tickets.models import Ticket
 from tickets.selectors import customer_ticket_list
-from tickets.services import ticket_create
+from tickets.services import ticket_create, ticket_handoff_get_or_create
 
 log = logging.getLogger(__name__)
 
@@ -142,11 +143,16 @@ def record_result(record: ActionRecord, **extra: Any) -> dict:
 
 
 class ToolRegistry:
-    """Tools bound to one customer. `call` never raises: every failure is a result the model can read."""
+    """Tools bound to one customer. `call` never raises: every failure is a result the model can read.
 
-    def __init__(self, customer: Customer, actor: Actor) -> None:
+    One registry serves one chat turn: it opens at most one ticket (a second `create_ticket` answers the
+    first one), and with a conversation the ticket is the conversation's one open handoff ticket."""
+
+    def __init__(self, customer: Customer, actor: Actor, *, conversation_id: uuid.UUID | None = None) -> None:
         self.customer = customer
         self.actor = actor
+        self.conversation_id = conversation_id
+        self._turn_ticket: Ticket | None = None
         tools = [
             Tool(
                 "get_my_orders",
@@ -286,15 +292,31 @@ class ToolRegistry:
         return record_result(record, **extra)
 
     def _create_ticket(self, args: TicketArgs) -> dict:
-        ticket = ticket_create(
-            customer=self.customer,
-            category=args.category,
-            subject=args.summary,
-            body=args.summary,
-            source=Ticket.Source.AGENT,
-            author=self.customer.user,
-        )
-        return {
+        created = False
+        if self._turn_ticket is not None:
+            ticket = self._turn_ticket
+        elif self.conversation_id is not None:
+            ticket, created = ticket_handoff_get_or_create(
+                customer=self.customer,
+                chat_conversation_id=self.conversation_id,
+                category=args.category,
+                subject=args.summary,
+                body=args.summary,
+                source=Ticket.Source.AGENT,
+                author=self.customer.user,
+            )
+        else:
+            ticket = ticket_create(
+                customer=self.customer,
+                category=args.category,
+                subject=args.summary,
+                body=args.summary,
+                source=Ticket.Source.AGENT,
+                author=self.customer.user,
+            )
+            created = True
+        self._turn_ticket = ticket
+        result = {
             "ok": True,
             "ticket_id": ticket.number,
             "category": ticket.get_category_display(),
@@ -302,6 +324,11 @@ class ToolRegistry:
             "status_code": ticket.status,
             "message": "상담원 티켓을 접수했습니다. 담당자가 확인 후 연락드립니다.",
         }
+        if not created:
+            result.update(
+                already_open=True, message="이미 접수된 상담원 티켓이 있습니다. 담당자가 확인 후 연락드립니다."
+            )
+        return result
 
     def _get_my_requests(self, args: NoArgs) -> dict:
         records = action_record_list(customer=self.customer)[:MAX_REQUESTS_LISTED]
@@ -332,6 +359,8 @@ class ToolRegistry:
         }
 
 
-def make_action_tools(customer: Customer, *, actor: Actor | None = None) -> ToolRegistry:
-    """The tools for one customer's session. `actor` defaults to the chat agent acting for them."""
-    return ToolRegistry(customer, actor or Actor.customer_agent(customer))
+def make_action_tools(
+    customer: Customer, *, actor: Actor | None = None, conversation_id: uuid.UUID | None = None
+) -> ToolRegistry:
+    """The tools for one customer's turn. `actor` defaults to the chat agent acting for them."""
+    return ToolRegistry(customer, actor or Actor.customer_agent(customer), conversation_id=conversation_id)

@@ -1,12 +1,14 @@
 """The customer agent's tool loop. The model proposes tool calls; the registry (code) decides.
 
-Bounded: at most MAX_ROUNDS model calls per turn and MAX_CALLS_PER_ROUND executed calls per round.
+Bounded: at most MAX_ROUNDS model calls per turn and MAX_CALLS_PER_ROUND executed calls per round, and
+`before_call` (the customer's model-call budget) may end the turn before any further call.
 Unknown tools, malformed JSON and invalid values go back to the model as tool errors.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from actions.tools import ToolRegistry
@@ -42,11 +44,17 @@ def _execute(registry: ToolRegistry, name: str, arguments: object) -> dict:
         return {"ok": False, "error": "internal_error", "reason": "일시적인 오류로 처리하지 못했습니다."}
 
 
-def run_agent(*, registry: ToolRegistry, messages: list[dict]) -> AgentOutcome:
-    """Raises llm.LLMUnavailable when the model (and its fallback) fail; the caller handles it."""
+def run_agent(
+    *, registry: ToolRegistry, messages: list[dict], before_call: Callable[[int], bool] | None = None
+) -> AgentOutcome:
+    """Raises llm.LLMUnavailable when the model (and its fallback) fail; the caller handles it.
+    `before_call(round)` is asked before each model call; False ends the turn as bounded."""
     outcome = AgentOutcome(reply="")
     specs = registry.specs()
-    for _round in range(MAX_ROUNDS):
+    for round_index in range(MAX_ROUNDS):
+        if before_call is not None and not before_call(round_index):
+            outcome.bounded = True
+            break
         result = llm.chat(purpose="chat", messages=messages, tools=specs)
         outcome.model = result.model
         message = result.message

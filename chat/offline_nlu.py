@@ -41,7 +41,7 @@ ACTION_INTENTS = frozenset({ADDRESS, EXCHANGE, REFUND, CANCEL})
 CHANGE_OF_MIND, DEFECT, WRONG_ITEM, UNCLEAR = "단순변심", "상품하자", "오배송", "확인필요"
 REASONS = (CHANGE_OF_MIND, DEFECT, WRONG_ITEM)
 
-ORDER_ID = re.compile(r"[Hh][Rr]\s?(\d{11})")
+ORDER_ID = re.compile(r"[Hh][Rr]\s?([0-9]{11})")  # ASCII digits only: `\d` also matches ١٢٣ or １２
 
 # --- normalising the text ------------------------------------------------------------------------
 # Quoted "instructions" inside a customer's message are data, not the customer's own words.

@@ -15,11 +15,12 @@ from actions.tools import make_action_tools
 from chat import prompts
 from chat.agent import AgentOutcome, run_agent
 from chat.models import ChatMessage, Conversation, ToolCall
-from common.errors import DomainError, NotFound
+from common.budget import model_budget_charge
+from common.errors import DomainError, NotFound, RateLimited
 from llm.errors import LLMError
 from orders.models import Customer
 from tickets.models import Ticket
-from tickets.services import ticket_create
+from tickets.services import ticket_handoff_get_or_create, ticket_message_add
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +64,26 @@ def _public_result(tool: str, result: dict) -> dict:
     return out
 
 
+def _charge_next_call(customer: Customer):
+    """The agent's `before_call`: the turn's first model call was charged up front; each further round
+    is charged before it runs, and an exhausted budget ends the turn with what the tools did so far."""
+
+    def before_call(round_index: int) -> bool:
+        if round_index == 0:
+            return True
+        try:
+            model_budget_charge(customer_id=customer.pk)
+        except RateLimited:
+            return False
+        return True
+
+    return before_call
+
+
 def chat_turn(*, customer: Customer, text: object, conversation_id: uuid.UUID | str | None = None) -> TurnResult:
     text = validate_message(text)
+    # 0. The customer's model-call budget: over it, the turn is refused (429) before anything is stored.
+    model_budget_charge(customer_id=customer.pk)
     # 1. Store the customer's words first, in their own transaction.
     with transaction.atomic():
         if conversation_id:
@@ -76,9 +95,13 @@ def chat_turn(*, customer: Customer, text: object, conversation_id: uuid.UUID | 
             conversation=conversation, role=ChatMessage.Role.CUSTOMER, content=text
         )
     # 2. The model, outside any transaction: tools commit their own work as they go.
-    registry = make_action_tools(customer)
+    registry = make_action_tools(customer, conversation_id=conversation.pk)
     try:
-        outcome = run_agent(registry=registry, messages=prompts.build_messages(history=earlier, current=text))
+        outcome = run_agent(
+            registry=registry,
+            messages=prompts.build_messages(history=earlier, current=text),
+            before_call=_charge_next_call(customer),
+        )
     except LLMError as exc:
         return _model_failed(conversation, customer_message, customer, exc)
     # 3. No reply says money moved unless the records say so; then the reply and what the tools did.
@@ -146,14 +169,19 @@ def _model_failed(
     conversation: Conversation, customer_message: ChatMessage, customer: Customer, exc: LLMError
 ) -> TurnResult:
     with transaction.atomic():
-        ticket = ticket_create(
+        # The conversation's one open handoff ticket carries the message: a new one, or the words added to
+        # the one already open (a second failure in the same conversation opens no second ticket).
+        ticket, created = ticket_handoff_get_or_create(
             customer=customer,
+            chat_conversation_id=conversation.pk,
             category=Ticket.Category.OTHER,
             subject=f"[채팅 장애 접수] {customer_message.content[:80]}",
             body=customer_message.content,
             source=Ticket.Source.CHAT_FAILURE,
             author=customer.user,
         )
+        if not created:
+            ticket_message_add(ticket=ticket, body=customer_message.content, author=customer.user)
         reply = ChatMessage.objects.create(
             conversation=conversation,
             role=ChatMessage.Role.ASSISTANT,

@@ -7,9 +7,13 @@ from rest_framework.views import APIView
 from accounts.apis import AuthLoginApi, AuthLogoutApi
 from actions.apis import OpsActionDecideApi, RequestListApi
 from chat.apis import ChatTurnApi, ConversationDetailApi
+from common import converters
 from drafts.apis import OpsDraftApplyApi, OpsDraftRejectApi, OpsTicketDetailApi, OpsTicketListApi
 from orders.apis import OrderListApi, ProductDetailApi
+from orders.models import PRODUCT_ID_PATTERN
 from tickets.apis import TicketDetailApi, TicketListCreateApi, TicketMessageCreateApi
+
+converters.register(product_pattern=PRODUCT_ID_PATTERN)
 
 
 class PingApi(APIView):
@@ -28,16 +32,16 @@ urlpatterns = [
     path("chat/", ChatTurnApi.as_view(), name="api-chat"),
     path("chat/<uuid:conversation_id>/", ConversationDetailApi.as_view(), name="api-chat-detail"),
     path("orders/", OrderListApi.as_view(), name="api-orders"),
-    path("products/<str:product_id>/", ProductDetailApi.as_view(), name="api-product"),
+    path("products/<product_id:product_id>/", ProductDetailApi.as_view(), name="api-product"),
     path("requests/", RequestListApi.as_view(), name="api-requests"),
     path("tickets/", TicketListCreateApi.as_view(), name="api-tickets"),
-    path("tickets/<str:ticket_id>/", TicketDetailApi.as_view(), name="api-ticket-detail"),
-    path("tickets/<str:ticket_id>/messages/", TicketMessageCreateApi.as_view(), name="api-ticket-messages"),
+    path("tickets/<ticket_number:ticket_id>/", TicketDetailApi.as_view(), name="api-ticket-detail"),
+    path("tickets/<ticket_number:ticket_id>/messages/", TicketMessageCreateApi.as_view(), name="api-ticket-messages"),
     # Staff only, and each view names the Django permissions it needs (common.apis.IsStaff); services check again.
     # Documented in the staff schema (/api/ops/schema/), not the public one.
     path("ops/tickets/", OpsTicketListApi.as_view(), name="api-ops-tickets"),
-    path("ops/tickets/<str:ticket_id>/", OpsTicketDetailApi.as_view(), name="api-ops-ticket-detail"),
-    path("ops/drafts/<int:draft_id>/apply/", OpsDraftApplyApi.as_view(), name="api-ops-draft-apply"),
-    path("ops/drafts/<int:draft_id>/reject/", OpsDraftRejectApi.as_view(), name="api-ops-draft-reject"),
-    path("ops/actions/<str:action_id>/decide/", OpsActionDecideApi.as_view(), name="api-ops-action-decide"),
+    path("ops/tickets/<ticket_number:ticket_id>/", OpsTicketDetailApi.as_view(), name="api-ops-ticket-detail"),
+    path("ops/drafts/<id:draft_id>/apply/", OpsDraftApplyApi.as_view(), name="api-ops-draft-apply"),
+    path("ops/drafts/<id:draft_id>/reject/", OpsDraftRejectApi.as_view(), name="api-ops-draft-reject"),
+    path("ops/actions/<action_number:action_id>/decide/", OpsActionDecideApi.as_view(), name="api-ops-action-decide"),
 ]

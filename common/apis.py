@@ -1,24 +1,107 @@
+"""What every `/api/` view shares: the error shape, permissions and throttles.
+
+Every API error, 400 to 500, is JSON `{"code": <stable English code>, "detail": <Korean message>}`.
+Validation errors (400, code `invalid`) add `errors`: DRF's per-field messages. Errors raised inside a DRF
+view are shaped by `exception_handler`; everything else under /api/ (unknown URLs, oversize bodies, a crash
+outside a view) by `common.middleware.ApiErrorMiddleware`, which uses the same `error_body`.
+"""
+
 from __future__ import annotations
 
-from rest_framework import status
+import logging
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
+from rest_framework.throttling import UserRateThrottle
 from rest_framework.views import exception_handler as drf_exception_handler
+from rest_framework.views import set_rollback
 
-from common.errors import DomainError, InvalidState, NotFound, PermissionDenied
+from common.errors import DomainError, InvalidState, NotFound, PermissionDenied, RateLimited
 
-STATUS_BY_ERROR = {NotFound: 404, PermissionDenied: 403, InvalidState: 409}
+log = logging.getLogger(__name__)
+
+STATUS_BY_ERROR = {NotFound: 404, PermissionDenied: 403, InvalidState: 409, RateLimited: 429}
+
+# Fallback code and Korean message per HTTP status, for errors that carry neither.
+STATUS_ERRORS: dict[int, tuple[str, str]] = {
+    400: ("bad_request", "잘못된 요청입니다."),
+    401: ("not_authenticated", "로그인이 필요합니다."),
+    403: ("permission_denied", "권한이 없습니다."),
+    404: ("not_found", "요청한 주소나 대상을 찾을 수 없습니다."),
+    405: ("method_not_allowed", "허용되지 않는 요청 방식입니다."),
+    406: ("not_acceptable", "요청한 응답 형식을 제공할 수 없습니다."),
+    409: ("conflict", "현재 상태에서는 처리할 수 없습니다."),
+    413: ("payload_too_large", "요청 본문이 너무 큽니다."),
+    415: ("unsupported_media_type", "지원하지 않는 본문 형식입니다."),
+    429: ("throttled", "요청이 너무 많습니다. 잠시 후 다시 시도해 주세요."),
+    500: ("server_error", "일시적인 오류가 발생했습니다. 잠시 후 다시 시도해 주세요."),
+    503: ("unavailable", "서비스를 잠시 사용할 수 없습니다. 잠시 후 다시 시도해 주세요."),
+}
+
+
+def error_body(status_code: int, code: str | None = None, detail: str | None = None) -> dict:
+    fallback_code, fallback_detail = STATUS_ERRORS.get(
+        status_code, STATUS_ERRORS[500] if status_code >= 500 else STATUS_ERRORS[400]
+    )
+    return {"code": code or fallback_code, "detail": detail or fallback_detail}
 
 
 def exception_handler(exc, context):
-    """Domain errors become one JSON shape: {"code": ..., "detail": Korean message}."""
-    if isinstance(exc, DomainError):
-        code = next((s for cls, s in STATUS_BY_ERROR.items() if isinstance(exc, cls)), status.HTTP_400_BAD_REQUEST)
-        return Response({"code": exc.code, "detail": exc.message}, status=code)
-    return drf_exception_handler(exc, context)
+    """DRF's EXCEPTION_HANDLER. Each step answers or passes (None); the last one always answers."""
+    return _domain_error(exc) or _framework_error(exc, context) or _unexpected_error(exc, context)
 
 
-from rest_framework.permissions import BasePermission  # noqa: E402
-from rest_framework.throttling import UserRateThrottle  # noqa: E402
+def _domain_error(exc) -> Response | None:
+    if not isinstance(exc, DomainError):
+        return None
+    code = next((s for cls, s in STATUS_BY_ERROR.items() if isinstance(exc, cls)), status.HTTP_400_BAD_REQUEST)
+    set_rollback()
+    headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else None
+    return Response(error_body(code, exc.code, exc.message), status=code, headers=headers)
+
+
+def _framework_error(exc, context) -> Response | None:
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound(STATUS_ERRORS[404][1])
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied(STATUS_ERRORS[403][1])
+    response = drf_exception_handler(exc, context)  # status, headers (WWW-Authenticate, Retry-After), rollback
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        errors = response.data if isinstance(response.data, dict) else {"non_field_errors": response.data}
+        response.data = {**error_body(400, "invalid", _first_message(errors)), "errors": errors}
+    elif isinstance(exc, exceptions.Throttled):
+        wait = f" {int(exc.wait)}초 후" if exc.wait is not None else " 잠시 후"
+        response.data = error_body(429, "throttled", f"요청이 너무 많습니다.{wait} 다시 시도해 주세요.")
+    else:
+        codes = exc.get_codes()
+        detail = exc.detail if isinstance(exc.detail, str) else None
+        response.data = error_body(response.status_code, codes if isinstance(codes, str) else None, detail)
+    return response
+
+
+def _unexpected_error(exc, context) -> Response:
+    view = context.get("view")
+    log.exception(
+        "api.unhandled_error view=%s error_class=%s", type(view).__name__ if view else "-", type(exc).__name__
+    )
+    set_rollback()
+    return Response(error_body(500), status=500)
+
+
+def _first_message(errors: object) -> str:
+    """One readable line for `detail`: the first field's first message, prefixed with the field name."""
+    if isinstance(errors, dict):
+        for field, value in errors.items():
+            message = _first_message(value)
+            return message if field == "non_field_errors" else f"{field}: {message}"
+    if isinstance(errors, list) and errors:
+        return _first_message(errors[0])
+    return str(errors) if errors else STATUS_ERRORS[400][1]
 
 
 class IsCustomer(BasePermission):
@@ -57,11 +140,29 @@ class IsStaff(BasePermission):
         raise PermissionDenied(self.message, code="permission_denied")
 
 
-class CustomerThrottle(UserRateThrottle):
+class FailOpenThrottleMixin:
+    """A throttle whose cache (Redis in production) is down lets the request through: a rate limit is a
+    guard against floods, not a reason to take the API down. Logged, so the outage is visible."""
+
+    def allow_request(self, request, view) -> bool:
+        try:
+            return super().allow_request(request, view)
+        except Exception as exc:  # the cache backend's connection errors have no common base class
+            log.warning("api.throttle_unavailable scope=%s error_class=%s", self.scope, type(exc).__name__)
+            return True
+
+
+class CustomerThrottle(FailOpenThrottleMixin, UserRateThrottle):
     """Per signed-in user (one customer per user) rather than per IP."""
 
     scope = "customer"
 
 
-class ChatThrottle(UserRateThrottle):
+class ChatThrottle(FailOpenThrottleMixin, UserRateThrottle):
     scope = "chat"
+
+
+class TicketMessageThrottle(FailOpenThrottleMixin, UserRateThrottle):
+    """Follow-ups on tickets: each one reopens the ticket and asks for a new draft (several model calls)."""
+
+    scope = "ticket_message"

@@ -23,3 +23,13 @@ class PermissionDenied(DomainError):
 
 class InvalidState(DomainError):
     code = "invalid_state"
+
+
+class RateLimited(DomainError):
+    """Too many requests or model calls for one customer; `retry_after` is in whole seconds."""
+
+    code = "rate_limited"
+
+    def __init__(self, message: str, *, retry_after: int, code: str | None = None) -> None:
+        super().__init__(message, code=code)
+        self.retry_after = max(1, int(retry_after))

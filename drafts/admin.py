@@ -4,13 +4,14 @@ three decisions (apply unchanged, apply edited, reject). Each decision calls a s
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 
 from actions.claims import find_money_claims
 from common.admin import ReadOnlyAdmin
 from common.errors import DomainError
+from common.numbering import parse_number
 from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION
 from drafts.guard import draft_hold_for
 from drafts.models import DeadLetter, Draft, StageState
@@ -131,6 +132,9 @@ class TicketReviewAdmin(TicketAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         if not self.has_view_or_change_permission(request):
             return super().change_view(request, object_id, form_url, extra_context)  # the admin's own 403
+        # The admin URL takes any text as the id: only ASCII digits reach the query ('abc' was a 500).
+        if parse_number("", str(object_id)) is None:
+            raise Http404("문의 티켓을 찾을 수 없습니다.")
         ticket = get_object_or_404(Ticket, pk=object_id)
         # The review panel follows the model permissions, as the admin's own inlines do: messages need
         # view_ticketmessage, drafts view_draft, the diagnosis view_serviceevent.

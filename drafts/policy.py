@@ -5,27 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from rapidfuzz.distance import Levenshtein
+
 
 def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance in characters (insert, delete, substitute each cost 1)."""
-    # The shared prefix and suffix cost nothing; trimming them keeps typical edits fast.
-    start = 0
-    while start < len(a) and start < len(b) and a[start] == b[start]:
-        start += 1
-    end_a, end_b = len(a), len(b)
-    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
-        end_a -= 1
-        end_b -= 1
-    a, b = a[start:end_a], b[start:end_b]
-    if len(a) < len(b):
-        a, b = b, a
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
+    """Levenshtein distance in characters (insert, delete, substitute each cost 1). rapidfuzz's C
+    implementation (bit-parallel): milliseconds for texts that took the pure-Python version seconds,
+    which matters because `draft_apply` computes it inside its locked transaction."""
+    return Levenshtein.distance(a, b)
 
 
 def edit_ratio(original: str, final: str) -> float:

@@ -24,6 +24,7 @@ import pydantic
 from django.conf import settings
 from openai.types.chat import ChatCompletion
 
+from common.text import strip_control_chars, strip_control_chars_deep
 from llm import offline
 from llm.errors import LLMError, LLMUnavailable
 from llm.masking import mask_messages
@@ -213,7 +214,7 @@ def structured(
         request["response_format"] = {"type": "json_object"}
 
     def validate(result: ChatResult) -> M:
-        return schema.model_validate_json(result.content)
+        return schema.model_validate_json(clean_json_text(result.content))
 
     parsed, result = _with_fallback(purpose=purpose, request=request, validate=validate, model=model)
     return parsed, result
@@ -321,18 +322,40 @@ def _to_result(response: Any, *, model: str, is_fallback: bool) -> ChatResult:
             {
                 "id": tc.id,
                 "type": "function",
-                "function": {"name": function.name, "arguments": function.arguments or ""},
+                "function": {
+                    "name": strip_control_chars(function.name),
+                    "arguments": clean_json_text(function.arguments or ""),
+                },
             }
         )
     usage = response.usage
     return ChatResult(
-        message={"role": "assistant", "content": choice.message.content, "tool_calls": tool_calls},
+        message={
+            "role": "assistant",
+            "content": strip_control_chars(choice.message.content)
+            if choice.message.content
+            else choice.message.content,
+            "tool_calls": tool_calls,
+        },
         model=response.model or model,
         used_fallback=is_fallback,
         finish_reason=choice.finish_reason,
         prompt_tokens=getattr(usage, "prompt_tokens", None) if usage else None,
         completion_tokens=getattr(usage, "completion_tokens", None) if usage else None,
     )
+
+
+def clean_json_text(text: str) -> str:
+    """Model output on its way in: NUL and other control characters (except newline and tab) removed, also
+    where JSON escapes them (`\\u0000`), so no model can make a later database write fail. Text that is not
+    JSON only loses the raw characters; whoever parses it reports it as invalid."""
+    text = strip_control_chars(text)
+    if "\\u00" not in text:
+        return text
+    try:
+        return json.dumps(strip_control_chars_deep(json.loads(text)), ensure_ascii=False)
+    except (ValueError, RecursionError):
+        return text
 
 
 def _classify(exc: Exception, model: str) -> LLMError | None:

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
+
+from common.clock import today
+from metrics.policy import range_problem
 
 
 class MetricsFilterForm(forms.Form):
@@ -11,7 +15,9 @@ class MetricsFilterForm(forms.Form):
 
     def clean(self) -> dict:
         cleaned = super().clean()
-        since, until = cleaned.get("since"), cleaned.get("until")
-        if since and until and since > until:
-            raise forms.ValidationError("시작일이 종료일보다 늦습니다.")
+        problem = range_problem(
+            cleaned.get("since"), cleaned.get("until"), today=today(), max_days=settings.CS_METRICS_MAX_DAYS
+        )
+        if problem:
+            raise forms.ValidationError(problem, code="invalid_range")
         return cleaned

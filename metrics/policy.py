@@ -35,3 +35,24 @@ def report_days(since: date | None, until: date | None, seen: Iterable[date]) ->
     if first > last:
         return []
     return [first + timedelta(days=offset) for offset in range((last - first).days + 1)]
+
+
+# No shop data predates this; together with the upper bound it keeps every date arithmetic in range
+# (date.max + 1 day overflows).
+EARLIEST_DAY = date(2000, 1, 1)
+
+
+def range_problem(since: date | None, until: date | None, *, today: date, max_days: int) -> str | None:
+    """Why a report range may not be computed (a Korean message), or None. Days lie between EARLIEST_DAY
+    and a year after today; a range spans at most `max_days` days, an open end counting up to today."""
+    latest = today + timedelta(days=366)
+    for day in (since, until):
+        if day is not None and not EARLIEST_DAY <= day <= latest:
+            return f"날짜는 {EARLIEST_DAY.isoformat()}부터 {latest.isoformat()}까지 입력할 수 있습니다."
+    if since and until and since > until:
+        return "시작일이 종료일보다 늦습니다."
+    if since is not None:
+        end = until or max(today, since)
+        if (end - since).days + 1 > max_days:
+            return f"조회 기간은 최대 {max_days}일입니다. 시작일과 종료일을 좁혀 주세요."
+    return None

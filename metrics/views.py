@@ -21,6 +21,11 @@ def metrics_dashboard_view(request: HttpRequest) -> HttpResponse:
         report = metrics_compute(since=data.get("since"), until=data.get("until"))
         if request.GET.get("format") == "json":
             return JsonResponse(report, json_dumps_params={"ensure_ascii": False})
+    elif request.GET.get("format") == "json":
+        detail = " ".join(message for messages in form.errors.values() for message in messages)
+        return JsonResponse(
+            {"code": "invalid_range", "detail": detail}, status=400, json_dumps_params={"ensure_ascii": False}
+        )
     context = {
         **admin.site.each_context(request),
         "title": "운영 지표",

@@ -2,6 +2,10 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+# The canonical public forms, ASCII only (URL converters and lookups check them before any query).
+ORDER_ID_PATTERN = r"HR[0-9]{11,18}"
+PRODUCT_ID_PATTERN = r"[A-Za-z0-9_-]{1,16}"
+
 
 class Customer(models.Model):
     customer_id = models.CharField("고객 ID", max_length=16, primary_key=True)

@@ -1,10 +1,12 @@
+from django.conf import settings
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from actions.selectors import customer_order_get
-from common.apis import CustomerThrottle, IsCustomer
+from common.apis import CustomerThrottle, IsCustomer, TicketMessageThrottle
+from common.budget import model_budget_charge
 from common.errors import InvalidState
 from tickets.models import Ticket, TicketMessage
 from tickets.selectors import customer_ticket_get, customer_ticket_list, customer_visible_messages
@@ -82,6 +84,8 @@ class TicketListCreateApi(APIView):
         order = None
         if values["order_id"]:
             order = customer_order_get(customer=request.customer, order_id=values["order_id"])
+        # The inquiry starts the draft pipeline: its model calls count against the customer's budget.
+        model_budget_charge(customer_id=request.customer.pk, calls=settings.CS_MODEL_BUDGET_DRAFT_COST)
         ticket = ticket_create(
             customer=request.customer,
             category=values["category"],
@@ -99,7 +103,7 @@ class TicketMessageCreateApi(APIView):
     """A follow-up on the customer's own ticket; reopens it and asks for a fresh draft."""
 
     permission_classes = [IsCustomer]
-    throttle_classes = [CustomerThrottle]
+    throttle_classes = [CustomerThrottle, TicketMessageThrottle]
 
     @extend_schema_serializer(component_name="TicketMessageCreateInput")
     class InputSerializer(serializers.Serializer):
@@ -114,6 +118,7 @@ class TicketMessageCreateApi(APIView):
         ticket = customer_ticket_get(customer=request.customer, ticket_id=ticket_id)
         if ticket.status == Ticket.Status.CLOSED:
             raise InvalidState("종료된 문의입니다. 새 문의로 접수해 주세요.", code="ticket_closed")
+        model_budget_charge(customer_id=request.customer.pk, calls=settings.CS_MODEL_BUDGET_DRAFT_COST)
         ticket_message_add(ticket=ticket, body=data.validated_data["body"], author=request.user)
         ticket.refresh_from_db()
         ticket.visible_messages = customer_visible_messages(ticket)

@@ -60,6 +60,9 @@ class Ticket(models.Model):
         verbose_name="관련 주문",
     )
     tags = models.ManyToManyField(Tag, blank=True, related_name="tickets", verbose_name="태그")
+    # The chat conversation that handed this ticket to a person (agent's create_ticket or a model failure).
+    # A plain UUID, not a foreign key: tickets sit below chat. At most one open handoff per conversation.
+    chat_conversation_id = models.UUIDField("채팅 대화", null=True, blank=True, editable=False)
     created_at = models.DateTimeField("접수일시", auto_now_add=True)
     updated_at = models.DateTimeField("수정일시", auto_now=True)
 
@@ -70,6 +73,11 @@ class Ticket(models.Model):
         indexes = [models.Index(fields=["customer", "-created_at"], name="ticket_customer_recent")]
         constraints = [
             models.CheckConstraint(condition=Q(status__in=["OPEN", "ANSWERED", "CLOSED"]), name="ticket_status_valid"),
+            models.UniqueConstraint(
+                fields=["chat_conversation_id"],
+                condition=Q(chat_conversation_id__isnull=False) & ~Q(status="CLOSED"),
+                name="ticket_one_open_handoff_per_conversation",
+            ),
         ]
 
     @property

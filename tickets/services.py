@@ -1,9 +1,10 @@
 from __future__ import annotations
 
 import logging
+import uuid
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from orders.models import Customer, Order
 from tickets.models import Ticket, TicketMessage
@@ -57,12 +58,18 @@ def ticket_create(
     source: str,
     author: AbstractBaseUser | None,
     order: Order | None = None,
+    chat_conversation_id: uuid.UUID | None = None,
 ) -> Ticket:
     """Open a ticket whose first message is the customer's words."""
     subject_text = " ".join(subject.split())[:SUBJECT_MAX] or "문의"
     with transaction.atomic():
         ticket = Ticket.objects.create(
-            customer=customer, category=parse_category(category), subject=subject_text, source=source, order=order
+            customer=customer,
+            category=parse_category(category),
+            subject=subject_text,
+            source=source,
+            order=order,
+            chat_conversation_id=chat_conversation_id,
         )
         message = TicketMessage.objects.create(
             ticket=ticket,
@@ -73,3 +80,41 @@ def ticket_create(
         _draft_after_commit(ticket, message)
     log.info("ticket.created ticket_id=%s source=%s category=%s", ticket.number, source, ticket.category)
     return ticket
+
+
+def open_handoff_ticket(*, chat_conversation_id: uuid.UUID) -> Ticket | None:
+    return Ticket.objects.filter(chat_conversation_id=chat_conversation_id).exclude(status=Ticket.Status.CLOSED).first()
+
+
+def ticket_handoff_get_or_create(
+    *,
+    customer: Customer,
+    chat_conversation_id: uuid.UUID,
+    category: object,
+    subject: str,
+    body: str,
+    source: str,
+    author: AbstractBaseUser | None,
+) -> tuple[Ticket, bool]:
+    """The conversation's one open handoff ticket: the existing one (created=False) or a new one.
+    The database constraint `ticket_one_open_handoff_per_conversation` settles concurrent requests."""
+    existing = open_handoff_ticket(chat_conversation_id=chat_conversation_id)
+    if existing is not None:
+        return existing, False
+    try:
+        with transaction.atomic():
+            ticket = ticket_create(
+                customer=customer,
+                category=category,
+                subject=subject,
+                body=body,
+                source=source,
+                author=author,
+                chat_conversation_id=chat_conversation_id,
+            )
+    except IntegrityError:
+        existing = open_handoff_ticket(chat_conversation_id=chat_conversation_id)
+        if existing is None:
+            raise
+        return existing, False
+    return ticket, True

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "common.middleware.ApiErrorMiddleware",  # every /api/ error as JSON {code, detail}, oversize bodies → 413
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -214,11 +215,34 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "common.apis.exception_handler",
+    # JSON only: the browsable API would answer errors as HTML to a browser's Accept header.
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # Ours answers 400 (not 500) to JSON nested deep enough to overflow the stack, and bounds the body size.
+    "DEFAULT_PARSER_CLASSES": [
+        "common.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_THROTTLE_RATES": {
         "chat": env("CS_CHAT_THROTTLE", "30/min"),
         "customer": env("CS_API_THROTTLE", "240/min"),
+        # Follow-ups on one's tickets: each reopens the ticket and asks for a new draft.
+        "ticket_message": env("CS_TICKET_MESSAGE_THROTTLE", "10/min"),
     },
 }
+# Request bodies above this many bytes answer 413 (Django's default, stated: DRF's parsers bypass it,
+# common.parsers.JSONParser and common.middleware enforce it for /api/).
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(env("CS_MAX_BODY_BYTES", str(2_621_440)) or 2_621_440)
+
+# Model-call budget per customer (chat turns, and the drafts their inquiries and follow-ups start).
+# Counted in the cache (Redis in production, shared by every worker); fails open when the cache is down.
+CS_MODEL_BUDGET_PER_MINUTE = int(env("CS_MODEL_BUDGET_PER_MINUTE", "20") or 20)
+CS_MODEL_BUDGET_PER_DAY = int(env("CS_MODEL_BUDGET_PER_DAY", "300") or 300)
+# What one inquiry or follow-up costs against that budget: the draft pipeline's model calls
+# (draft, QA, confidence, tags; diagnosis only for error reports).
+CS_MODEL_BUDGET_DRAFT_COST = int(env("CS_MODEL_BUDGET_DRAFT_COST", "4") or 4)
+# The metrics page and `cs_metrics` report at most this many days at once.
+CS_METRICS_MAX_DAYS = int(env("CS_METRICS_MAX_DAYS", "366") or 366)
 SPECTACULAR_SETTINGS = {
     "TITLE": "CS Desk API",
     "DESCRIPTION": "고객 셀프서비스 채팅과 상담 보조 API",
@@ -231,6 +255,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # common.converters: `id` is an integer in ASCII digits; the others document their regex.
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 999_999_999_999}},
+    # Every /api/ operation lists its error statuses with the shared Error body.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "common.openapi.add_error_responses",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "OrderStatusEnum": "orders.models.Order.Status",
         "ActionStatusEnum": "actions.models.ActionRecord.Status",

@@ -3,7 +3,12 @@ import os
 from .base import *  # noqa: F401,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"chat": "1000/min", "customer": "10000/min"}}  # noqa: F405
+REST_FRAMEWORK = {
+    **REST_FRAMEWORK,  # noqa: F405
+    "DEFAULT_THROTTLE_RATES": {"chat": "1000/min", "customer": "10000/min", "ticket_message": "1000/min"},
+}
+CS_MODEL_BUDGET_PER_MINUTE = 10_000
+CS_MODEL_BUDGET_PER_DAY = 100_000
 
 # A file, not shared-cache memory: the pipeline's threads need SQLite's real locking (WAL + busy timeout);
 # in-memory shared cache fails at once with "database table is locked".

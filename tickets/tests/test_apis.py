@@ -64,7 +64,7 @@ def test_operator_replies_are_visible_to_the_customer_but_system_notes_are_not(c
 )
 def test_bad_input_is_refused_with_a_clear_error_and_stores_nothing(c003_api, payload, field):
     response = c003_api.post("/api/tickets/", payload, format="json")
-    assert response.status_code == 400 and field in response.json()
+    assert response.status_code == 400 and response.json()["code"] == "invalid" and field in response.json()["errors"]
     assert not Ticket.objects.exists()
 
 

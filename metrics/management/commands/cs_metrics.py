@@ -6,9 +6,12 @@ import argparse
 import json
 from datetime import date
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from common.clock import today
 from metrics.formatting import metrics_table
+from metrics.policy import range_problem
 from metrics.selectors import metrics_compute
 
 
@@ -30,6 +33,9 @@ class Command(BaseCommand):
     def handle(self, *args, since: date | None, until: date | None, format: str, **options) -> None:
         if since and until and since > until:
             raise CommandError(f"--since {since} is after --until {until}")
+        problem = range_problem(since, until, today=today(), max_days=settings.CS_METRICS_MAX_DAYS)
+        if problem:
+            raise CommandError(problem)
         report = metrics_compute(since=since, until=until)
         if format == "json":
             self.stdout.write(json.dumps(report, ensure_ascii=False, indent=2))

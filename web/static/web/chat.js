@@ -282,11 +282,11 @@
             var status = response.status;
             if (status === 401) throw new ApiError("auth", status, MSG.expired, data);
             if (status === 429) {
+              // The server's Korean detail says which limit (the per-minute throttle, or the day's budget).
               var retry = parseInt(response.headers.get("Retry-After") || "", 10);
               var msg = MSG.throttled;
-              if (retry > 0) msg = "요청이 너무 많습니다. " + retry + "초 후 다시 시도해 주세요.";
-              // 로그인 잠금은 서버 문구(몇 분 후 다시)를 그대로 보여 준다.
-              if (data && data.code === "login_locked" && typeof data.detail === "string") msg = data.detail;
+              if (data && typeof data.detail === "string" && data.detail) msg = data.detail;
+              else if (retry > 0) msg = "요청이 너무 많습니다. " + retry + "초 후 다시 시도해 주세요.";
               throw new ApiError("throttled", status, msg, data);
             }
             if (status === 400) throw new ApiError("bad_request", status, errorMessage(data, MSG.badRequest), data);
