@@ -45,5 +45,7 @@ def add_error_responses(result, generator, request, public):
                 }
                 if status in (429, 503):
                     response["headers"] = RETRY_AFTER
-                operation["responses"].setdefault(str(status), response)
+                documented = operation["responses"].setdefault(str(status), response)
+                if status in (429, 503):  # a view's own 429 (e.g. the login lockout) still says when to retry
+                    documented.setdefault("headers", {}).update(RETRY_AFTER)
     return result

@@ -30,8 +30,8 @@ def test_public_schema_has_no_staff_endpoint_and_staff_schema_has_them_all():
 def test_login_and_logout_document_their_error_statuses():
     paths = _schema()["paths"]
     login = paths["/api/auth/token/"]["post"]
-    assert set(login["responses"]) == {"200", "400", "429"}
+    assert {"200", "400", "429"} <= set(login["responses"])  # with every error status (common.openapi)
     assert login.get("security", []) in ([], [{}])  # anonymous: no token needed
     logout = paths["/api/auth/logout/"]["post"]
-    assert set(logout["responses"]) == {"204", "401"}
+    assert {"204", "401"} <= set(logout["responses"])
     assert logout["security"] == [{"tokenAuth": []}]

@@ -23,8 +23,9 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
+
+from accounts.services import token_issue
 
 pytestmark = pytest.mark.django_db
 
@@ -152,7 +153,7 @@ def clients(shop_knowledge, offline_model, operator_user):
     out = {"anonymous": APIClient()}
     for role, user in (("customer", customer.user), ("staff", operator_user)):
         client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token_issue(user=user, actor=user)[1]}")
         out[role] = client
     for client in out.values():
         client.raise_request_exception = False

@@ -304,7 +304,16 @@ def test_an_operator_edit_adding_a_promise_in_the_admin_is_held_kept_and_sent_wi
 
 def test_the_409_is_documented_on_the_apply_endpoint():
     out = StringIO()
-    call_command("spectacular", "--validate", "--fail-on-warn", "--format", "openapi-json", stdout=out)
+    call_command(
+        "spectacular",
+        "--validate",
+        "--fail-on-warn",
+        "--format",
+        "openapi-json",
+        "--custom-settings",
+        "common.schema.STAFF_SCHEMA_SETTINGS",
+        stdout=out,
+    )
     schema = json.loads(out.getvalue())
     operation = schema["paths"]["/api/ops/drafts/{draft_id}/apply/"]["post"]
     held = operation["responses"]["409"]["content"]["application/json"]
