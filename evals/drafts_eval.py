@@ -240,7 +240,11 @@ def draft_case_run(case: DraftCase) -> dict:
         if draft is None:
             answer, citations, blockers, diagnosis = "", [], [], {}
         else:
-            answer, blockers, diagnosis = draft.answer, list(draft.hard_blockers), dict(draft.diagnosis or {})
+            # The confidence stage's blockers plus the money-claim guard's (drafts.guard), in words.
+            claims = [
+                f"{b.get('code')}: 승인되지 않은 환불을 약속함 — {b.get('sentence', '')}" for b in draft.claim_blockers
+            ]
+            answer, blockers, diagnosis = draft.answer, [*draft.hard_blockers, *claims], dict(draft.diagnosis or {})
             citations = [c.get("doc_id") for c in draft.citations if isinstance(c, dict)]
         return draft_case_score(case, answer=answer, citations=citations, hard_blockers=blockers, diagnosis=diagnosis)
     finally:
