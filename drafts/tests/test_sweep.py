@@ -202,3 +202,20 @@ def test_regenerate_with_the_broker_down_keeps_the_request_for_the_sweep(c005, o
     assert report.outcomes == {"deferred": 1}  # reported, not raised; the loop would go on
     row = OutboxMessage.objects.get(dedupe_key=f"draft.requested:{ticket.messages.get().pk}")
     assert row.status == "PENDING" and row.last_error  # the sweep hands it over once the broker is back
+
+
+def test_only_requested_work_is_repaired_and_moot_requests_are_closed(c005, offline_model, quiet):
+    from tickets.models import Ticket, TicketMessage
+
+    # generate_synthetic writes rows without a request: no AI work is wanted for them.
+    synthetic = Ticket.objects.create(customer=c005, category="DELIVERY", subject="합성")
+    TicketMessage.objects.create(ticket=synthetic, author_type="CUSTOMER", body="합성 문의")
+    ticket = _undrafted(c005, quiet)
+    first = ticket.messages.get()
+    quiet.CS_AI_DRAFTS_ENABLED = False
+    ticket_message_add(ticket=ticket, body="아직이요?", author=c005.user)  # supersedes the first request
+    quiet.CS_AI_DRAFTS_ENABLED = True
+    assert drafts_sweep().requested == {"missing": 1}  # the follow-up only
+    assert not Draft.objects.filter(ticket=synthetic).exists()
+    assert OutboxMessage.objects.get(dedupe_key=f"draft.requested:{first.pk}").status == "DONE"  # moot
+    assert _complete(Draft.objects.get(ticket=ticket))
