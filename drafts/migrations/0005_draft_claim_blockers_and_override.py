@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('drafts', '0003_draft_review_permission'),
+        ('drafts', '0004_draft_attempted_at_dead_letter_resolution'),
         ('tickets', '0002_tag_ticket_tags'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
