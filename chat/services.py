@@ -14,6 +14,7 @@ from chat import prompts
 from chat.agent import AgentOutcome, run_agent
 from chat.models import ChatMessage, Conversation, ToolCall
 from common.errors import DomainError, NotFound
+from common.outage import OUTAGE_ERRORS
 from llm.errors import LLMError
 from orders.models import Customer
 from tickets.models import Ticket
@@ -73,6 +74,17 @@ def chat_turn(*, customer: Customer, text: object, conversation_id: uuid.UUID | 
         customer_message = ChatMessage.objects.create(
             conversation=conversation, role=ChatMessage.Role.CUSTOMER, content=text
         )
+    # 2.-3. From here on the customer's words are stored: an outage (database, Redis, broker) must not hide
+    # the conversation from the customer. They get its id and a plain "received" instead of an error.
+    try:
+        return _answer(conversation, customer_message, customer, text, earlier)
+    except OUTAGE_ERRORS as exc:
+        return _reply_not_stored(conversation, customer_message, exc)
+
+
+def _answer(
+    conversation: Conversation, customer_message: ChatMessage, customer: Customer, text: str, earlier: list
+) -> TurnResult:
     # 2. The model, outside any transaction: tools commit their own work as they go.
     registry = make_action_tools(customer)
     try:
@@ -80,17 +92,21 @@ def chat_turn(*, customer: Customer, text: object, conversation_id: uuid.UUID | 
     except LLMError as exc:
         return _model_failed(conversation, customer_message, customer, exc)
     # 3. The reply and what the tools did.
-    with transaction.atomic():
-        reply = ChatMessage.objects.create(
-            conversation=conversation,
-            role=ChatMessage.Role.ASSISTANT,
-            content=outcome.reply,
-            tool_results=[_public_result(c.tool, c.result) for c in outcome.calls],
-            outcome=ChatMessage.Outcome.BOUNDED if outcome.bounded else ChatMessage.Outcome.OK,
-            model=outcome.model,
-        )
-        _record_calls(reply, outcome)
-        conversation.save(update_fields=["updated_at"])
+    results = [_public_result(c.tool, c.result) for c in outcome.calls]
+    try:
+        with transaction.atomic():
+            reply = ChatMessage.objects.create(
+                conversation=conversation,
+                role=ChatMessage.Role.ASSISTANT,
+                content=outcome.reply,
+                tool_results=results,
+                outcome=ChatMessage.Outcome.BOUNDED if outcome.bounded else ChatMessage.Outcome.OK,
+                model=outcome.model,
+            )
+            _record_calls(reply, outcome)
+            conversation.save(update_fields=["updated_at"])
+    except OUTAGE_ERRORS as exc:  # what the tools did is committed: show it with the "received" answer
+        return _reply_not_stored(conversation, customer_message, exc, tool_results=results)
     log.info(
         "chat.turn conversation_id=%s customer_id=%s tool_calls=%d bounded=%s model=%s",
         conversation.pk,
@@ -98,6 +114,27 @@ def chat_turn(*, customer: Customer, text: object, conversation_id: uuid.UUID | 
         len(outcome.calls),
         outcome.bounded,
         outcome.model,
+    )
+    return TurnResult(conversation, customer_message, reply)
+
+
+def _reply_not_stored(
+    conversation: Conversation, customer_message: ChatMessage, exc: Exception, *, tool_results: list | None = None
+) -> TurnResult:
+    """The customer's message is committed but the turn could not finish (the reply could not be written).
+    The answer carries the conversation id and says plainly that the message was received; the reply
+    itself is not stored (it is not a message anyone can see again)."""
+    log.warning(
+        "chat.reply_not_stored conversation_id=%s message_id=%s error_class=%s",
+        conversation.pk,
+        customer_message.pk,
+        type(exc).__name__,
+    )
+    reply = ChatMessage(
+        conversation=conversation,
+        role=ChatMessage.Role.ASSISTANT,
+        content=prompts.RECEIVED_NOT_ANSWERED,
+        tool_results=tool_results or [],
     )
     return TurnResult(conversation, customer_message, reply)
 

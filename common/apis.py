@@ -5,6 +5,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from common.errors import DomainError, InvalidState, NotFound, PermissionDenied
+from common.outage import FailOpenThrottleMixin, outage_response
 
 STATUS_BY_ERROR = {NotFound: 404, PermissionDenied: 403, InvalidState: 409}
 
@@ -14,6 +15,9 @@ def exception_handler(exc, context):
     if isinstance(exc, DomainError):
         code = next((s for cls, s in STATUS_BY_ERROR.items() if isinstance(exc, cls)), status.HTTP_400_BAD_REQUEST)
         return Response({"code": exc.code, "detail": exc.message}, status=code)
+    outage = outage_response(exc, path=getattr(context.get("request"), "path", ""))
+    if outage is not None:  # a database/Redis/broker outage: JSON 503 with Retry-After (common/outage.py)
+        return outage
     return drf_exception_handler(exc, context)
 
 
@@ -44,11 +48,11 @@ class IsStaff(IsAdminUser):
     message = "운영자 계정으로만 사용할 수 있습니다."
 
 
-class CustomerThrottle(UserRateThrottle):
-    """Per signed-in user (one customer per user) rather than per IP."""
+class CustomerThrottle(FailOpenThrottleMixin, UserRateThrottle):
+    """Per signed-in user (one customer per user) rather than per IP. Fails open when its cache is down."""
 
     scope = "customer"
 
 
-class ChatThrottle(UserRateThrottle):
+class ChatThrottle(FailOpenThrottleMixin, UserRateThrottle):
     scope = "chat"

@@ -5,6 +5,7 @@ import logging
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from common.outage import dispatch_on_commit
 from orders.models import Customer, Order
 from tickets.models import Ticket, TicketMessage
 
@@ -29,7 +30,8 @@ def _draft_after_commit(ticket: Ticket, message: TicketMessage) -> None:
     from drafts.tasks import generate_draft_task
 
     ids = (ticket.pk, message.pk)
-    transaction.on_commit(lambda: generate_draft_task.delay(*ids))
+    # A broker outage here must not fail the request: the message is committed (the sweep drafts it later).
+    dispatch_on_commit(lambda: generate_draft_task.delay(*ids), event="drafts.enqueue")
 
 
 def ticket_message_add(*, ticket: Ticket, body: str, author: AbstractBaseUser | None) -> TicketMessage:
