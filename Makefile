@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 export CS_TODAY ?= 2026-07-27
 
-.PHONY: run test install migrate seed worker lint bench clean
+.PHONY: run test install migrate seed worker lint bench chaos clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -38,6 +38,12 @@ worker: install
 ## (L = 300 ms). Writes bench/results/latest.json and the tables in docs/BENCHMARKS.md; prints missed targets.
 bench: install
 	$(PY) -m bench
+
+## Fault injection on production settings (gunicorn, Celery worker + beat, own Redis, PostgreSQL behind a
+## cuttable proxy, scripted model at 0.8 s per call). Database cs_chaos (CHAOS_DATABASE_URL) is recreated.
+## Prints the table and writes docs/RELIABILITY.md; exits 1 if a scenario does not recover. CHAOS_ARGS=--quick
+chaos: install
+	$(PY) -m chaos $(CHAOS_ARGS)
 
 clean:
 	rm -rf $(VENV) var/*.sqlite3* staticfiles test-artifacts

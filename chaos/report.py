@@ -31,25 +31,26 @@ def table(results: list[ScenarioResult], timings: Timings) -> str:
     return "\n".join(lines)
 
 
-def settings_line(timings: Timings) -> str:
-    order = "holds" if timings.order_ok() else "**VIOLATED**"
+def settings_line(timings: Timings, limits: dict) -> str:
+    order = "holds" if limits.get("order_ok") else "**VIOLATED**"
     return (
         f"Timings ({timings.name}): model {timings.model_latency_s:g} s per call, client timeout "
-        f"{timings.llm_timeout_s:g} s; draft task time limit {timings.task_time_limit_s} s < lease {timings.lease_s} s"
-        f" < visibility timeout {timings.visibility_s} s ({order}); sweep every {timings.sweep_interval_s} s "
+        f"{timings.llm_timeout_s:g} s; effective draft task time limit {limits.get('time_limit')} s < lease "
+        f"{limits.get('lease')} s < visibility timeout {limits.get('visibility')} s: {order}; periodic tasks on beat: "
+        f"{', '.join(limits.get('beat') or []) or '**none**'}; sweep every {timings.sweep_interval_s} s "
         f"(grace {timings.sweep_grace_s} s); bound lease + sweep = {timings.bound_s} s, plus {timings.drain_s:g} s "
         f"for the backlog's drafts; {timings.ops_per_scenario} customer requests per scenario from "
         f"{timings.load_threads} clients."
     )
 
 
-def render(results: list[ScenarioResult], timings: Timings) -> str:
+def render(results: list[ScenarioResult], timings: Timings, limits: dict) -> str:
     passed = sum(r.ok for r in results)
     return "\n".join(
         [
             f"{passed}/{len(results)} scenarios recovered with every invariant holding.",
             "",
-            settings_line(timings),
+            settings_line(timings, limits),
             "",
             table(results, timings),
         ]
@@ -64,7 +65,7 @@ Written by `make chaos` (`python -m chaos`); see docs/readme-parts/chaos.md for 
 """
 
 
-def write_doc(path: Path, results: list[ScenarioResult], timings: Timings) -> None:
+def write_doc(path: Path, results: list[ScenarioResult], timings: Timings, limits: dict) -> None:
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"{DOC_HEAD}\nLast run: {stamp}.\n\n{render(results, timings)}\n", encoding="utf-8")
+    path.write_text(f"{DOC_HEAD}\nLast run: {stamp}.\n\n{render(results, timings, limits)}\n", encoding="utf-8")

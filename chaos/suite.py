@@ -21,6 +21,8 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -141,6 +143,10 @@ def stack_env(timings: Timings, *, database_url: str, redis_url: str, model_url:
         "CS_AI_TASK_TIME_LIMIT_S": str(timings.task_time_limit_s),
         "CS_SWEEP_INTERVAL_S": str(timings.sweep_interval_s),
         "CS_SWEEP_GRACE_S": str(timings.sweep_grace_s),
+        "CS_AI_FAILED_RETRY_BASE_S": str(timings.sweep_interval_s),
+        "CS_AI_TRANSIENT_BACKOFF_MAX_S": str(timings.sweep_interval_s),
+        "CS_OUTBOX_BACKOFF_BASE_S": "1",
+        "CS_OUTBOX_BACKOFF_MAX_S": str(timings.sweep_interval_s),
         "LOG_LEVEL": "INFO",
         "PYTHONUNBUFFERED": "1",
     }
@@ -467,6 +473,32 @@ class ScenarioResult:
         return self.violations == 0 and all(c.ok for c in self.checks) and self.recovered_s is not None
 
 
+EFFECTIVE_LIMITS = """
+import json, django
+django.setup()
+from django.conf import settings
+from drafts.tasks import generate_draft_task as task
+print(json.dumps({
+    "time_limit": task.time_limit or settings.CELERY_TASK_TIME_LIMIT,
+    "lease": settings.CS_AI_LEASE_S,
+    "visibility": settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"],
+    "beat": sorted(getattr(settings, "CELERY_BEAT_SCHEDULE", {}) or {}),
+}))
+"""
+
+
+def effective_limits(env: dict[str, str]) -> dict:
+    """What the workers will really run with (the task's own time limit wins over the global one)."""
+    out = subprocess.run(
+        [sys.executable, "-c", EFFECTIVE_LIMITS], cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=120
+    )
+    if out.returncode != 0:
+        raise RuntimeError(f"could not read the effective limits:\n{out.stderr[-2000:]}")
+    limits = json.loads(out.stdout.strip().splitlines()[-1])
+    limits["order_ok"] = limits["time_limit"] < limits["lease"] < limits["visibility"]
+    return limits
+
+
 class Stack:
     """Everything the suite runs, started once; scenarios break and heal parts of it."""
 
@@ -483,6 +515,7 @@ class Stack:
         self.web: Proc | None = None
         self.env: dict[str, str] = {}
         self._workers = 0
+        self.limits: dict = {}
 
     def start(self) -> None:
         t = self.timings
@@ -496,6 +529,7 @@ class Stack:
             redis_url=self.redis.url,
             model_url=self.model.base_url,
         )
+        self.limits = effective_limits(self.env)
         self.web = gunicorn_start(self.env, self.log_dir)
         self.procs.append(self.web)
         self.worker_restart()
@@ -657,7 +691,7 @@ def run_scenario(stack: Stack, name: str, fault_name: str, fault: Callable, *, t
 
 
 def run_suite(*, settings_dict: dict, timings: Timings, only: list[str] | None = None, log_dir: Path | None = None,
-              progress: Callable[[str], None] = lambda _m: None) -> list[ScenarioResult]:  # fmt: skip
+              progress: Callable[[str], None] = lambda _m: None) -> tuple[list[ScenarioResult], dict]:  # fmt: skip
     from actions.models import ActionRecord  # noqa: F401 - apps are ready
 
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="chaos-", dir=BASE_DIR / "var"))
@@ -666,6 +700,7 @@ def run_suite(*, settings_dict: dict, timings: Timings, only: list[str] | None =
     try:
         progress(f"starting the stack (logs in {log_dir})")
         stack.start()
+        progress(f"effective limits: {stack.limits}")
         api = Api(stack.web.info["port"])
         tokens = {c: api.token(c.lower()) for c in CUSTOMERS}
         operator = api.token("operator")
@@ -681,4 +716,4 @@ def run_suite(*, settings_dict: dict, timings: Timings, only: list[str] | None =
             results.append(result)
     finally:
         stack.stop()
-    return results
+    return results, stack.limits
