@@ -32,7 +32,7 @@ test: install
 	bash scripts/test.sh
 
 worker: install
-	$(VENV)/bin/celery -A cs_project worker -l info
+	$(VENV)/bin/celery -A cs_project worker -B -l info
 
 ## How close the system runs to the model's limit: PostgreSQL db cs_bench, Redis db 14, a scripted model
 ## (L = 300 ms). Writes bench/results/latest.json and the tables in docs/BENCHMARKS.md; prints missed targets.

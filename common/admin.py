@@ -1,5 +1,7 @@
 from django.contrib import admin
 
+from common.models import OutboxMessage
+
 
 class ReadOnlyAdmin(admin.ModelAdmin):
     """A record of what happened (audit rows, orders, model calls, drafts): viewed in the admin, never
@@ -13,3 +15,13 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(OutboxMessage)
+class OutboxMessageAdmin(ReadOnlyAdmin):
+    """Requests written after a change (drafts, later webhooks): what was handed over, what is waiting."""
+
+    list_display = ("id", "topic", "dedupe_key", "status", "attempts", "next_attempt_at", "last_error", "created_at")
+    list_filter = ("topic", "status")
+    search_fields = ("=dedupe_key",)
+    show_full_result_count = False

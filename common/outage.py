@@ -13,9 +13,9 @@ Three hooks, each small:
 - `FailOpenThrottleMixin` lets a request through when the throttle's cache is down: refusing every customer
   because the rate counter is unreachable would turn a cache outage into a full outage.
 
-`dispatch_on_commit` is for side effects after a commit (enqueue a task): a broker that is down when the
-customer's message has just been committed must not turn that committed message into an error answer;
-the durable request for the work (the outbox / the periodic sweep) picks it up later.
+A broker that is down when a customer's message has just been committed must not turn that committed message
+into an error answer: the draft request is an outbox row (common/outbox.py) dispatched after commit with
+failures deferred, and the periodic sweep hands it over later.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import logging
 from collections.abc import Callable
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from kombu.exceptions import OperationalError as BrokerOperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -38,7 +38,6 @@ __all__ = [
     "OUTAGE_ERRORS",
     "FailOpenThrottleMixin",
     "OutageMiddleware",
-    "dispatch_on_commit",
     "is_outage",
     "outage_response",
     "retry_after_s",
@@ -132,16 +131,3 @@ class FailOpenThrottleMixin:
         except OUTAGE_ERRORS as exc:
             log.warning("api.throttle_fail_open scope=%s error_class=%s", getattr(self, "scope", ""), _error_class(exc))
             return True
-
-
-def dispatch_on_commit(send: Callable[[], object], *, event: str) -> None:
-    """`transaction.on_commit(send)`, except that an outage while sending is logged, not raised: the rows
-    are already committed, and the caller's durable record of the work lets a later sweep do it."""
-
-    def _send() -> None:
-        try:
-            send()
-        except OUTAGE_ERRORS as exc:
-            log.warning("%s.dispatch_failed error_class=%s", event, _error_class(exc))
-
-    transaction.on_commit(_send)

@@ -29,7 +29,12 @@ class DraftsConfig(AppConfig):
     def ready(self) -> None:
         from celery.signals import worker_process_init, worker_ready
 
-        from drafts import offline_handlers  # noqa: F401  (registers the built-in model's structured replies)
+        from common.outbox import outbox_register
+        from drafts import checks, offline_handlers  # noqa: F401  (system checks; the built-in model's replies)
+        from drafts.tasks import draft_requested_handler
+        from tickets.services import DRAFT_REQUESTED
+
+        outbox_register(DRAFT_REQUESTED, draft_requested_handler)
 
         worker_ready.connect(_warm_up, weak=False, dispatch_uid="drafts.warm_up")  # solo / threads pools
         worker_process_init.connect(_warm_up, weak=False, dispatch_uid="drafts.warm_up_child")  # prefork children

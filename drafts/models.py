@@ -65,6 +65,7 @@ class Draft(models.Model):
     )
     errors = models.JSONField("단계별 오류", default=dict, blank=True)
     attempts = models.PositiveIntegerField("실행 횟수", default=0)
+    attempted_at = models.DateTimeField("마지막 실행", null=True, blank=True)
 
     # Timings: input received → draft stored → QA done → confidence done.
     input_at = models.DateTimeField("입력 시각")
@@ -145,7 +146,12 @@ class TicketLease(models.Model):
 
 class DeadLetter(models.Model):
     """A draft run that gave up (retries exhausted or an unexpected error): visible, and retryable with
-    `regenerate_drafts --failed`, which clears it once the run completes."""
+    `regenerate_drafts --failed`, which clears it once the run completes. The sweep resolves those whose input
+    a newer customer message superseded: only unresolved letters need a person."""
+
+    class Resolution(models.TextChoices):
+        COMPLETED = "COMPLETED", "재처리 완료"
+        SUPERSEDED = "SUPERSEDED", "새 입력으로 대체됨"
 
     ticket = models.ForeignKey("tickets.Ticket", on_delete=models.CASCADE, related_name="+", verbose_name="티켓")
     source_message = models.ForeignKey(
@@ -154,7 +160,8 @@ class DeadLetter(models.Model):
     error = models.CharField("오류", max_length=200)
     retries = models.PositiveIntegerField("재시도 횟수", default=0)
     created_at = models.DateTimeField("발생 시각", auto_now_add=True)
-    resolved_at = models.DateTimeField("재처리 완료", null=True, blank=True)
+    resolved_at = models.DateTimeField("해결 시각", null=True, blank=True)
+    resolution = models.CharField("해결 방식", max_length=12, choices=Resolution.choices, blank=True, default="")
 
     class Meta:
         verbose_name = "처리 실패(데드레터)"

@@ -31,7 +31,11 @@ REFUND_PROMISES = ("환불해 드리겠습니다", "환불해드리겠습니다"
 
 
 class LeaseBusy(Exception):
-    """Another worker holds the ticket's lease; the task retries later."""
+    """Another worker holds the ticket's lease; the task retries once it has run out (`remaining_s`)."""
+
+    def __init__(self, ticket_id: int, remaining_s: float = 0.0) -> None:
+        super().__init__(ticket_id, remaining_s)
+        self.remaining_s = remaining_s
 
 
 class Stale(Exception):
@@ -243,7 +247,9 @@ def _claim(ticket: Ticket, message: TicketMessage, *, retry_failed: bool) -> Dra
     )
     if not created and (draft.is_closed or not (draft.is_unfinished or (retry_failed and draft.has_failure))):
         return None
-    Draft.objects.filter(pk=draft.pk).update(attempts=draft.attempts + 1)
+    draft.attempts += 1
+    draft.attempted_at = timezone.now()
+    Draft.objects.filter(pk=draft.pk).update(attempts=draft.attempts, attempted_at=draft.attempted_at)
     return draft
 
 
@@ -260,9 +266,11 @@ def draft_generate(*, ticket_id: int, message_id: int, retry_failed: bool = Fals
     if message is None:
         log.warning("drafts.missing ticket_id=%s message_id=%s", ticket_id, message_id)
         return "missing"
-    with ticket_lease(ticket_id) as held:
-        if not held:
-            raise LeaseBusy(ticket_id)
+    with ticket_lease(ticket_id) as lease:
+        if not lease:
+            if ticket_latest_customer_message_id(ticket_id) != message_id:
+                return "stale"  # nothing to wait for: a newer input has its own request
+            raise LeaseBusy(ticket_id, lease.remaining_s)
         if ticket_latest_customer_message_id(ticket_id) != message_id:
             Draft.objects.filter(
                 ticket_id=ticket_id, source_message_id=message_id, status=Draft.Status.PREPARING

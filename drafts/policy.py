@@ -36,3 +36,61 @@ def edit_ratio(original: str, final: str) -> float:
 def normalise_reply(text: str) -> str:
     """What counts as the same text: line endings and surrounding whitespace do not."""
     return text.replace("\r\n", "\n").strip()
+
+
+# --- retries and the sweep (pure: times in, decisions out) ----------------------------------------
+def transient_backoff_s(retries: int, *, cap_s: float) -> float:
+    """Database or broker error: 1, 2, 4, 8 ... seconds, capped (kept below the visibility timeout)."""
+    return float(min(cap_s, 2**retries))
+
+
+def lease_wait_s(*, remaining_s: float, waited_s: float, max_wait_s: float) -> float | None:
+    """How long a run that found its ticket leased waits before trying again: the lease's remaining life
+    (plus a second, so it has certainly expired), never a count of attempts. None: it has waited long enough
+    in total and gives up."""
+    if waited_s >= max_wait_s:
+        return None
+    return max(remaining_s, 0.0) + 1.0
+
+
+def failed_retry_due_s(attempts: int, *, base_s: float, cap_s: float) -> float:
+    """After a run that left a FAILED stage: wait base·2^(runs-1) seconds, capped, before the next one."""
+    return float(min(cap_s, base_s * 2 ** max(attempts - 1, 0)))
+
+
+SWEEP_MISSING = "missing"  # no draft, or an unfinished one nobody is working on
+SWEEP_FAILED = "failed"  # a FAILED stage whose automatic retry is due
+
+
+def sweep_decision(
+    *,
+    age_s: float,
+    has_draft: bool,
+    closed: bool,
+    unfinished: bool,
+    has_failure: bool,
+    attempts: int,
+    since_attempt_s: float | None,
+    lease_held: bool,
+    request_pending: bool,
+    grace_s: float,
+    failed_limit: int,
+    failed_base_s: float,
+    failed_cap_s: float,
+) -> str | None:
+    """Whether the sweep re-requests the draft for a ticket's latest input, and why.
+
+    `age_s`: seconds since the input or since it was last requested, whichever is later. A live lease means
+    someone is working (or a dead worker's lease has not run out yet); a PENDING request is the outbox's to
+    hand over. A failed stage is retried with backoff until the draft has run `failed_limit` times; then it
+    is left for people."""
+    if lease_held or request_pending or closed:
+        return None
+    if has_draft and has_failure:
+        if attempts >= failed_limit:
+            return None
+        wait = failed_retry_due_s(attempts, base_s=failed_base_s, cap_s=failed_cap_s)
+        return SWEEP_FAILED if since_attempt_s is None or since_attempt_s >= wait else None
+    if (not has_draft or unfinished) and age_s >= grace_s:
+        return SWEEP_MISSING
+    return None

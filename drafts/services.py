@@ -5,17 +5,22 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import DatabaseError, connections, transaction
+from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
 from common.errors import InvalidState, NotFound, PermissionDenied
+from common.outbox import OutboxMessage, outbox_dispatch, outbox_done, outbox_request
 from drafts import policy
+from drafts.locks import leases_held
 from drafts.models import DeadLetter, Draft
 from tickets.models import Tag, Ticket, TicketMessage
 from tickets.selectors import ticket_latest_customer_message_id, with_latest_customer_message
-from tickets.services import BODY_MAX
+from tickets.services import BODY_MAX, DRAFT_REQUESTED
 
 log = logging.getLogger(__name__)
 
@@ -115,13 +120,60 @@ def draft_reject(*, draft_id: int, actor: AbstractBaseUser, tags: Iterable[str] 
     return draft
 
 
+# --- the end of a run ---------------------------------------------------------------------------
+# Outcomes after which this request needs nothing more: the draft exists (or is being finished by the run
+# that holds it), or the input is gone or superseded.
+TERMINAL_OUTCOMES = ("done", "duplicate", "stale", "missing")
+
+
+def draft_run_finished(*, ticket_id: int, message_id: int, outcome: str) -> None:
+    """A run ended normally: its request is done, and a completed input clears its dead letters."""
+    if outcome in TERMINAL_OUTCOMES:
+        outbox_done(topic=DRAFT_REQUESTED, key=str(message_id))
+    if outcome in ("done", "duplicate"):
+        dead_letters_resolve(ticket_id=ticket_id, message_id=message_id)
+
+
+def _reset_broken_connections() -> None:
+    """After a database error the thread's connection may be dead: close it (outside any transaction) so
+    the next query opens a fresh one."""
+    for conn in connections.all(initialized_only=True):
+        if not conn.in_atomic_block:
+            conn.close()
+
+
+def draft_run_gave_up(*, ticket_id: int, message_id: int, error: str, retries: int) -> DeadLetter | None:
+    """Record a run that gave up, through a fresh connection and transaction (the one the run used may be
+    what failed). If even that cannot be written, the periodic sweep still finds the input: it has no
+    complete draft, so it is requested again once the database is back."""
+    _reset_broken_connections()
+    try:
+        return dead_letter_record(ticket_id=ticket_id, message_id=message_id, error=error, retries=retries)
+    except DatabaseError as exc:
+        _reset_broken_connections()
+        log.error(
+            "draft.dead_letter_unwritten ticket_id=%s message_id=%s error=%s cause=%s",
+            ticket_id,
+            message_id,
+            error,
+            type(exc).__name__,
+        )
+        return None
+
+
+def draft_run_reset_connections() -> None:
+    """Before a run is retried after a database error."""
+    _reset_broken_connections()
+
+
 # --- dead letters ------------------------------------------------------------------------------
 def dead_letter_record(*, ticket_id: int, message_id: int, error: str, retries: int) -> DeadLetter | None:
-    if not TicketMessage.objects.filter(pk=message_id, ticket_id=ticket_id).exists():
-        return None
-    letter = DeadLetter.objects.create(
-        ticket_id=ticket_id, source_message_id=message_id, error=error[:200], retries=retries
-    )
+    with transaction.atomic():
+        if not TicketMessage.objects.filter(pk=message_id, ticket_id=ticket_id).exists():
+            return None
+        letter = DeadLetter.objects.create(
+            ticket_id=ticket_id, source_message_id=message_id, error=error[:200], retries=retries
+        )
     log.error(
         "draft.dead_lettered ticket_id=%s message_id=%s error=%s retries=%d", ticket_id, message_id, error, retries
     )
@@ -131,7 +183,19 @@ def dead_letter_record(*, ticket_id: int, message_id: int, error: str, retries: 
 def dead_letters_resolve(*, ticket_id: int, message_id: int) -> int:
     return DeadLetter.objects.filter(
         ticket_id=ticket_id, source_message_id=message_id, resolved_at__isnull=True
-    ).update(resolved_at=timezone.now())
+    ).update(resolved_at=timezone.now(), resolution=DeadLetter.Resolution.COMPLETED)
+
+
+# --- requests for a draft ----------------------------------------------------------------------
+def draft_request(*, ticket_id: int, message_id: int, retry_failed: bool = False, dispatch: bool = True):
+    """Ask (again) for the draft of one input, through the outbox: the request is durable, so a broker
+    that is down now only delays it (the outbox sweep hands it over later)."""
+    return outbox_request(
+        topic=DRAFT_REQUESTED,
+        key=str(message_id),
+        payload={"ticket_id": ticket_id, "message_id": message_id, "retry_failed": retry_failed},
+        dispatch=dispatch,
+    )
 
 
 # --- staff re-runs -----------------------------------------------------------------------------
@@ -141,19 +205,25 @@ class RegenerateReport:
     outcomes: dict[str, int] = field(default_factory=dict)
 
 
-def regenerate_targets(*, ticket_id: int | None = None, failed_only: bool = False) -> list[tuple[int, int]]:
-    """(ticket, latest customer input) pairs whose draft is missing, unfinished or failed.
-
-    One draft per input is the invariant, so a complete draft is never made twice: re-running
-    finishes what is missing and retries what failed. Three queries, whatever the number of tickets.
-    """
+def _open_latest_inputs(ticket_id: int | None = None) -> dict[int, int]:
     tickets = Ticket.objects.filter(pk=ticket_id) if ticket_id else Ticket.objects.filter(status=Ticket.Status.OPEN)
-    latest = dict(
+    return dict(
         with_latest_customer_message(tickets)
         .filter(latest_customer_message_id__isnull=False)
         .order_by("id")
         .values_list("id", "latest_customer_message_id")
     )
+
+
+def regenerate_targets(*, ticket_id: int | None = None, failed_only: bool = False) -> list[tuple[int, int]]:
+    """(ticket, latest customer input) pairs whose draft is missing, unfinished or failed.
+
+    One draft per input is the invariant, so a complete draft is never made twice: re-running
+    finishes what is missing and retries what failed. `failed_only` keeps what went wrong: failed stages,
+    dead letters, inputs with no draft, and drafts left PREPARING for longer than a lease (a dead run).
+    Three queries, whatever the number of tickets.
+    """
+    latest = _open_latest_inputs(ticket_id)
     inputs = set(latest.values())
     drafts = {d.source_message_id: d for d in Draft.objects.filter(source_message_id__in=inputs)}
     dead = set(
@@ -161,6 +231,7 @@ def regenerate_targets(*, ticket_id: int | None = None, failed_only: bool = Fals
             "source_message_id", flat=True
         )
     )
+    abandoned_before = timezone.now() - timedelta(seconds=settings.CS_AI_LEASE_S)
     pairs = []
     for tid, mid in latest.items():
         draft = drafts.get(mid)
@@ -168,7 +239,12 @@ def regenerate_targets(*, ticket_id: int | None = None, failed_only: bool = Fals
             continue
         failed = draft is not None and draft.has_failure
         unfinished = draft is None or draft.is_unfinished
-        if failed or mid in dead or (not failed_only and unfinished):
+        stuck = (
+            draft is not None
+            and draft.status == Draft.Status.PREPARING
+            and (draft.attempted_at or draft.created_at) < abandoned_before
+        )
+        if failed or mid in dead or draft is None or stuck or (not failed_only and unfinished):
             pairs.append((tid, mid))
     return pairs
 
@@ -176,15 +252,121 @@ def regenerate_targets(*, ticket_id: int | None = None, failed_only: bool = Fals
 def drafts_regenerate(
     *, ticket_id: int | None = None, failed_only: bool = False, progress: Callable[[Iterable], Iterable] = iter
 ) -> RegenerateReport:
-    """Queue (or, in embedded mode, run) the pipeline for each target, retrying failed stages."""
-    from drafts.tasks import generate_draft_task
-
+    """Request the pipeline for each target, retrying failed stages. With a broker each request is queued
+    ("queued": there is no result backend to wait on); in embedded mode it runs here and reports its outcome.
+    A target that cannot be handed over now ("deferred": broker down) stays requested and the sweep hands
+    it over later; the loop always goes on to the next target."""
     report = RegenerateReport()
     targets = regenerate_targets(ticket_id=ticket_id, failed_only=failed_only)
     report.considered = len(targets)
     for tid, mid in progress(targets):
-        result = generate_draft_task.apply_async((tid, mid), {"retry_failed": True})
-        outcome = result.result if result.ready() and isinstance(result.result, str) else "queued"
+        try:
+            request = draft_request(ticket_id=tid, message_id=mid, retry_failed=True, dispatch=False)
+            dispatched = outbox_dispatch(request.pk)
+            outcome = str(dispatched.result) if dispatched else "deferred"
+        except DatabaseError as exc:
+            log.warning("draft.regenerate_failed ticket_id=%s error=%s", tid, type(exc).__name__)
+            outcome = "error"
         report.outcomes[outcome] = report.outcomes.get(outcome, 0) + 1
     log.info("draft.regenerate targets=%d outcomes=%s", report.considered, report.outcomes)
+    return report
+
+
+# --- the sweep ---------------------------------------------------------------------------------
+@dataclass
+class SweepReport:
+    superseded_drafts: int = 0
+    resolved_dead_letters: int = 0
+    requested: dict[str, int] = field(default_factory=dict)
+
+
+def _superseded_input() -> Q:
+    """The row's source input is no longer its ticket's latest customer message."""
+    latest = (
+        TicketMessage.objects.filter(ticket_id=OuterRef("ticket_id"), author_type=TicketMessage.Author.CUSTOMER)
+        .order_by("-id")
+        .values("id")[:1]
+    )
+    return ~Q(source_message_id=Subquery(latest))
+
+
+def drafts_tidy_superseded() -> tuple[int, int]:
+    """Unfinished drafts (PREPARING, GENERATED, FAILED) and unresolved dead letters whose input a newer
+    customer message superseded: the drafts become SUPERSEDED, the letters resolved as SUPERSEDED, one log
+    event each. An input never becomes the latest again, so this cannot undo anything still wanted."""
+    now = timezone.now()
+    stale = list(
+        Draft.objects.filter(
+            _superseded_input(), status__in=[Draft.Status.PREPARING, Draft.Status.GENERATED, Draft.Status.FAILED]
+        ).values_list("pk", "ticket_id", "status")
+    )
+    superseded = 0
+    for pk, ticket_id, status in stale:
+        if Draft.objects.filter(pk=pk, status=status).update(status=Draft.Status.SUPERSEDED):
+            superseded += 1
+            log.info("draft.superseded_by_sweep draft_id=%s ticket_id=%s was=%s", pk, ticket_id, status)
+    letters = list(
+        DeadLetter.objects.filter(_superseded_input(), resolved_at__isnull=True).values_list("pk", "ticket_id")
+    )
+    resolved = 0
+    for pk, ticket_id in letters:
+        if DeadLetter.objects.filter(pk=pk, resolved_at__isnull=True).update(
+            resolved_at=now, resolution=DeadLetter.Resolution.SUPERSEDED
+        ):
+            resolved += 1
+            log.info("draft.dead_letter_superseded dead_letter_id=%s ticket_id=%s", pk, ticket_id)
+    return superseded, resolved
+
+
+def drafts_sweep() -> SweepReport:
+    """The self-repair pass (periodic): tidy what newer inputs superseded, then re-request every latest
+    input on an open ticket that has no live, complete draft once it has been quiet for CS_SWEEP_GRACE_S
+    (a lost broker message, a failed write, a dead worker's expired lease), and every FAILED stage whose
+    automatic retry is due. Idempotency stays the pipeline's: one draft per (ticket, input)."""
+    report = SweepReport()
+    report.superseded_drafts, report.resolved_dead_letters = drafts_tidy_superseded()
+    latest = _open_latest_inputs()
+    if not latest:
+        return report
+    inputs = list(latest.values())
+    created = dict(TicketMessage.objects.filter(pk__in=inputs).values_list("pk", "created_at"))
+    drafts = {d.source_message_id: d for d in Draft.objects.filter(source_message_id__in=inputs)}
+    requests = {
+        int(key.rsplit(":", 1)[1]): (status, dispatched_at)
+        for key, status, dispatched_at in OutboxMessage.objects.filter(
+            dedupe_key__in=[f"{DRAFT_REQUESTED}:{mid}" for mid in inputs]
+        ).values_list("dedupe_key", "status", "dispatched_at")
+    }
+    held = leases_held(list(latest))
+    now = timezone.now()
+    for tid, mid in latest.items():
+        draft = drafts.get(mid)
+        status, dispatched_at = requests.get(mid, (None, None))
+        touched = max(t for t in (created[mid], dispatched_at, draft and draft.attempted_at) if t)
+        decision = policy.sweep_decision(
+            age_s=(now - touched).total_seconds(),
+            has_draft=draft is not None,
+            closed=draft is not None and draft.is_closed,
+            unfinished=draft is None or draft.is_unfinished,
+            has_failure=draft is not None and draft.has_failure,
+            attempts=draft.attempts if draft else 0,
+            since_attempt_s=(now - draft.attempted_at).total_seconds() if draft and draft.attempted_at else None,
+            lease_held=tid in held,
+            request_pending=status == OutboxMessage.Status.PENDING,
+            grace_s=settings.CS_SWEEP_GRACE_S,
+            failed_limit=settings.CS_AI_FAILED_RETRY_LIMIT,
+            failed_base_s=settings.CS_AI_FAILED_RETRY_BASE_S,
+            failed_cap_s=settings.CS_AI_FAILED_RETRY_MAX_S,
+        )
+        if decision is None:
+            continue
+        draft_request(ticket_id=tid, message_id=mid, retry_failed=decision == policy.SWEEP_FAILED)
+        report.requested[decision] = report.requested.get(decision, 0) + 1
+        log.warning(
+            "draft.sweep_requested ticket_id=%s message_id=%s reason=%s attempts=%d",
+            tid,
+            mid,
+            decision,
+            draft.attempts if draft else 0,
+        )
     return report

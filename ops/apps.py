@@ -6,7 +6,11 @@ class OpsConfig(AppConfig):
     verbose_name = "운영"
 
     def ready(self) -> None:
+        from django.core.signals import request_started
+
         from ops.logs import structlog_configure, use_django_logging_in_celery
+        from ops.sweep import embedded_sweeper_ensure
 
         structlog_configure()
         use_django_logging_in_celery()
+        request_started.connect(embedded_sweeper_ensure, dispatch_uid="ops.embedded_sweeper")

@@ -12,6 +12,8 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.migrations.executor import MigrationExecutor
 
+from drafts.checks import timing_problems, timings_from_settings
+
 __all__ = [
     "Check",
     "celery_workers_check",
@@ -23,6 +25,7 @@ __all__ = [
     "model_endpoint_check",
     "readiness_checks",
     "redis_check",
+    "timing_check",
 ]
 
 DEFAULT_TIMEOUT_S = 3.0
@@ -182,6 +185,20 @@ def knowledge_index_check() -> Check:
     )
 
 
+# --- time limits, lease, visibility ---------------------------------------------------------------
+def timing_check() -> Check:
+    """The system check drafts.E001, as a doctor line."""
+    t = timings_from_settings()
+    summary = (
+        f"task time limit {t.task_time_limit_s:g}s < lease {t.lease_s:g}s < visibility timeout "
+        f"{t.visibility_timeout_s:g}s"
+    )
+    problems = timing_problems(t)
+    if problems:
+        return Check("timing", False, " ".join(problems))
+    return Check("timing", True, summary)
+
+
 # --- settings shown as information ---------------------------------------------------------------
 def feature_flag_checks() -> list[Check]:
     checks = [Check("flag", True, f"{name}={getattr(settings, name, None)!r}", info=True) for name in FEATURE_FLAGS]
@@ -214,6 +231,7 @@ def doctor_checks(*, timeout_s: float = DEFAULT_TIMEOUT_S) -> list[Check]:
         else:
             checks.append(Check("celery", False, "skipped: Redis unreachable, no broker to ping workers on"))
     checks.append(model_endpoint_check(timeout_s=timeout_s))
+    checks.append(timing_check())
     checks += feature_flag_checks()
     return checks
 

@@ -5,7 +5,7 @@ import logging
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from common.outage import dispatch_on_commit
+from common.outbox import outbox_enqueue
 from orders.models import Customer, Order
 from tickets.models import Ticket, TicketMessage
 
@@ -13,6 +13,8 @@ log = logging.getLogger(__name__)
 
 SUBJECT_MAX = 200
 BODY_MAX = 4000
+# The outbox topic a committed customer message writes: "draft this input". The drafts app handles it.
+DRAFT_REQUESTED = "draft.requested"
 
 
 def parse_category(value: object) -> str:
@@ -25,13 +27,12 @@ def parse_category(value: object) -> str:
     return Ticket.Category.OTHER
 
 
-def _draft_after_commit(ticket: Ticket, message: TicketMessage) -> None:
-    """The reply-draft pipeline starts only once the customer's words are committed."""
-    from drafts.tasks import generate_draft_task
-
-    ids = (ticket.pk, message.pk)
-    # A broker outage here must not fail the request: the message is committed (the sweep drafts it later).
-    dispatch_on_commit(lambda: generate_draft_task.delay(*ids), event="drafts.enqueue")
+def _draft_request(ticket: Ticket, message: TicketMessage) -> None:
+    """A durable "draft this input", in the customer message's own transaction: handed to the broker after
+    commit, and by the periodic sweep if that never happened (broker down, process died)."""
+    outbox_enqueue(
+        topic=DRAFT_REQUESTED, key=str(message.pk), payload={"ticket_id": ticket.pk, "message_id": message.pk}
+    )
 
 
 def ticket_message_add(*, ticket: Ticket, body: str, author: AbstractBaseUser | None) -> TicketMessage:
@@ -45,7 +46,7 @@ def ticket_message_add(*, ticket: Ticket, body: str, author: AbstractBaseUser | 
         if locked.status != Ticket.Status.OPEN:
             locked.status = Ticket.Status.OPEN
         locked.save(update_fields=["status", "updated_at"])
-        _draft_after_commit(locked, message)
+        _draft_request(locked, message)
     log.info("ticket.customer_message ticket_id=%s message_id=%s", locked.number, message.pk)
     return message
 
@@ -72,6 +73,6 @@ def ticket_create(
             author=author,
             body=body[:BODY_MAX] or subject_text,
         )
-        _draft_after_commit(ticket, message)
+        _draft_request(ticket, message)
     log.info("ticket.created ticket_id=%s source=%s category=%s", ticket.number, source, ticket.category)
     return ticket

@@ -146,10 +146,36 @@ FIXTURES_DIR = BASE_DIR / "fixtures"
 CS_AI_DRAFTS_ENABLED = env_bool("CS_AI_DRAFTS_ENABLED", True)
 # On: every pipeline stage waits for the previous one (the benchmark's "before" contrast only).
 CS_AI_PIPELINE_SEQUENTIAL = env_bool("CS_AI_PIPELINE_SEQUENTIAL", False)
-# Per-ticket lease (seconds): a crashed worker blocks its ticket at most this long. Above the draft task's
-# time limit (180 s), so a live run never loses it;
-# below the broker's visibility timeout (600 s).
+# The draft task's time limits (seconds): soft (the run is interrupted) and hard (the process is killed).
+CS_AI_TASK_SOFT_TIME_LIMIT_S = int(env("CS_AI_TASK_SOFT_TIME_LIMIT_S", "150"))
+CS_AI_TASK_TIME_LIMIT_S = int(env("CS_AI_TASK_TIME_LIMIT_S", "180"))
+# Per-ticket lease (seconds): a crashed worker blocks its ticket at most this long. Must hold:
+# draft task time limit < lease < broker visibility timeout (system check drafts.E001, `doctor`).
 CS_AI_LEASE_S = int(env("CS_AI_LEASE_S", "200"))
+# A run that finds the ticket's lease taken waits for the lease's remaining lifetime and tries again; it gives
+# up (dead letter) only after waiting this long in total.
+CS_AI_LEASE_WAIT_S = int(env("CS_AI_LEASE_WAIT_S", str(3 * CS_AI_LEASE_S)))
+# Database / broker errors during a run: retried with exponential backoff (1, 2, 4 ... s, capped) this many times.
+CS_AI_TRANSIENT_RETRIES = int(env("CS_AI_TRANSIENT_RETRIES", "8"))
+CS_AI_TRANSIENT_BACKOFF_MAX_S = int(env("CS_AI_TRANSIENT_BACKOFF_MAX_S", "60"))
+# Model outages: a draft with a FAILED stage is retried by the sweep after base·2^(runs-1) s (capped) until it
+# has run this many times; then it is left for people (`regenerate_drafts --failed`, the admin's retry button).
+CS_AI_FAILED_RETRY_LIMIT = int(env("CS_AI_FAILED_RETRY_LIMIT", "5"))
+CS_AI_FAILED_RETRY_BASE_S = int(env("CS_AI_FAILED_RETRY_BASE_S", "30"))
+CS_AI_FAILED_RETRY_MAX_S = int(env("CS_AI_FAILED_RETRY_MAX_S", "600"))
+
+# --- Self-healing: the outbox and the periodic sweep ---------------------------------------------------
+# Every CS_SWEEP_INTERVAL_S the sweep dispatches outbox rows never handed to the broker and re-requests every
+# latest input on an open ticket with no live, complete draft once it has been quiet for CS_SWEEP_GRACE_S.
+# Celery beat runs it (`celery -A cs_project worker -B`, or `celery -A cs_project beat`); in embedded mode a
+# thread in the web process does (CS_SWEEP_EMBEDDED).
+CS_SWEEP_INTERVAL_S = env_float("CS_SWEEP_INTERVAL_S", 30.0)
+CS_SWEEP_GRACE_S = env_float("CS_SWEEP_GRACE_S", 90.0)
+CS_SWEEP_EMBEDDED = env_bool("CS_SWEEP_EMBEDDED", True)
+CS_OUTBOX_MAX_ATTEMPTS = int(env("CS_OUTBOX_MAX_ATTEMPTS", "20"))
+CS_OUTBOX_BACKOFF_BASE_S = env_float("CS_OUTBOX_BACKOFF_BASE_S", 5.0)
+CS_OUTBOX_BACKOFF_MAX_S = env_float("CS_OUTBOX_BACKOFF_MAX_S", 300.0)
+CS_OUTBOX_CLAIM_S = env_float("CS_OUTBOX_CLAIM_S", 60.0)
 
 # --- Redis / Celery -----------------------------------------------------------------------------
 # REDIS_URL unset = embedded mode: tasks run in-process after commit, locks fall back to the DB.
@@ -170,6 +196,16 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_TASK_SOFT_TIME_LIMIT = 240
 CELERY_TASK_TIME_LIMIT = 300
+CELERY_TASK_DEFAULT_QUEUE = env("CELERY_TASK_DEFAULT_QUEUE", "celery")
+# The sweep, on Celery beat. A sweep not started within one interval is dropped: the next one does its work.
+CELERY_BEAT_SCHEDULE = {
+    "cs-sweep": {
+        "task": "ops.sweep",
+        "schedule": CS_SWEEP_INTERVAL_S,
+        "options": {"expires": CS_SWEEP_INTERVAL_S},
+    },
+}
+CELERY_BEAT_SCHEDULE_FILENAME = env("CELERY_BEAT_SCHEDULE_FILENAME", str(BASE_DIR / "var" / "celerybeat-schedule"))
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = TIME_ZONE

@@ -1,5 +1,6 @@
 """`regenerate_drafts` and dead letters: every failure ends in a state an operator sees and can retry."""
 
+import time
 from io import StringIO
 
 import pytest
@@ -62,8 +63,10 @@ def test_a_run_that_gives_up_leaves_a_dead_letter_that_regenerate_clears(c005, o
     settings.CS_AI_DRAFTS_ENABLED = True
     with ticket_lease(ticket.pk) as held:  # someone else holds the ticket and never lets go
         assert held
-        # The last allowed retry: the lease is still busy, so the task gives up.
-        generate_draft_task.apply((ticket.pk, message.pk), retries=generate_draft_task.max_retries)
+        # Waiting is bounded by time, not by a count: a run that has already waited CS_AI_LEASE_WAIT_S
+        # and still finds the lease busy gives up.
+        busy_since = time.time() - settings.CS_AI_LEASE_WAIT_S - 1
+        generate_draft_task.apply((ticket.pk, message.pk), {"busy_since": busy_since}, retries=3)
     letter = DeadLetter.objects.get()
     assert (letter.ticket_id, letter.source_message_id, letter.error, letter.resolved_at) == (
         ticket.pk,

@@ -1,0 +1,209 @@
+"""A transactional outbox: work that must follow a commit is written as a row in the same transaction, then
+handed to the broker after the commit, and handed again by a periodic sweep when that did not happen.
+
+    outbox_register("draft.requested", handler)            # the app that does the work, in AppConfig.ready
+    with transaction.atomic():
+        ...                                                # the change
+        outbox_enqueue(topic="draft.requested", key=str(message.pk), payload={"message_id": ...})
+
+The lower app writes the row and never imports the higher one; the higher app registers a handler for the
+topic. A handler hands the work off (typically `task.delay(...)`) and raises if it could not; it receives
+the `OutboxMessage`, whose payload holds ids only. Consumers report `outbox_done`; `outbox_defer` puts a row
+back with exponential backoff and jitter (DEAD after `CS_OUTBOX_MAX_ATTEMPTS`).
+
+`outbox_sweep` (Celery beat, or the in-process runner in embedded mode) dispatches every due PENDING row:
+committed but never handed over (broker down at commit, process died after commit, a deferred retry), and,
+for topics registered with `redeliver_after_s`, DISPATCHED rows nobody finished in that time.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from functools import partial
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from common.models import OutboxMessage
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "Dispatched",
+    "OutboxMessage",
+    "outbox_backoff_s",
+    "outbox_defer",
+    "outbox_dispatch",
+    "outbox_done",
+    "outbox_enqueue",
+    "outbox_register",
+    "outbox_request",
+    "outbox_sweep",
+]
+
+Handler = Callable[[OutboxMessage], object]
+
+
+@dataclass(frozen=True)
+class _Registration:
+    handler: Handler
+    redeliver_after_s: float | None
+
+
+_registry: dict[str, _Registration] = {}
+
+
+def outbox_register(topic: str, handler: Handler, *, redeliver_after_s: float | None = None) -> None:
+    """Who hands off `topic`. `redeliver_after_s`: re-dispatch a DISPATCHED row that no consumer marked done
+    in that time (a lost broker message). Leave it None when the owning app's own sweep watches the outcome."""
+    _registry[topic] = _Registration(handler, redeliver_after_s)
+
+
+def _key(topic: str, key: str) -> str:
+    return f"{topic}:{key}"[:200]
+
+
+def outbox_backoff_s(attempts: int) -> float:
+    """Exponential backoff with full jitter in its upper half: base·2^(n-1), capped."""
+    base = float(settings.CS_OUTBOX_BACKOFF_BASE_S)
+    cap = float(settings.CS_OUTBOX_BACKOFF_MAX_S)
+    ceiling = min(cap, base * 2 ** max(attempts - 1, 0))
+    return ceiling / 2 + random.uniform(0, ceiling / 2)
+
+
+def outbox_enqueue(*, topic: str, key: str, payload: dict) -> OutboxMessage:
+    """Write the request inside the caller's transaction; it is dispatched once that commits. The same
+    (topic, key) twice is one row."""
+    message, created = OutboxMessage.objects.get_or_create(
+        dedupe_key=_key(topic, key),
+        defaults={"topic": topic, "payload": payload, "next_attempt_at": timezone.now()},
+    )
+    if created:
+        transaction.on_commit(partial(outbox_dispatch, message.pk), robust=True)
+    return message
+
+
+def outbox_request(*, topic: str, key: str, payload: dict, dispatch: bool = True) -> OutboxMessage:
+    """Ask again: (re)open the row as PENDING, due now, and (unless `dispatch=False`, for a caller that
+    dispatches it itself) dispatch it after the current transaction."""
+    now = timezone.now()
+    with transaction.atomic():
+        message, _ = OutboxMessage.objects.update_or_create(
+            dedupe_key=_key(topic, key),
+            defaults={
+                "topic": topic,
+                "payload": payload,
+                "status": OutboxMessage.Status.PENDING,
+                "attempts": 0,
+                "next_attempt_at": now,
+                "last_error": "",
+                "done_at": None,
+            },
+        )
+        if dispatch:
+            transaction.on_commit(partial(outbox_dispatch, message.pk), robust=True)
+    return message
+
+
+@dataclass(frozen=True)
+class Dispatched:
+    """Truthy when the row was handed over; `result` is what the handler returned."""
+
+    ok: bool
+    result: object = None
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+def outbox_dispatch(message_id: int) -> Dispatched:
+    """Hand one due PENDING row to its handler. Never raises for a handler failure: the row goes back to
+    PENDING with backoff (the sweep tries again) and the error class is kept."""
+    now = timezone.now()
+    claim_until = now + timedelta(seconds=float(settings.CS_OUTBOX_CLAIM_S))
+    # The claim: only one dispatcher moves a due row's next attempt forward.
+    claimed = OutboxMessage.objects.filter(
+        pk=message_id, status=OutboxMessage.Status.PENDING, next_attempt_at__lte=now
+    ).update(next_attempt_at=claim_until, attempts=F("attempts") + 1)
+    if not claimed:
+        return Dispatched(False)
+    message = OutboxMessage.objects.get(pk=message_id)
+    registration = _registry.get(message.topic)
+    try:
+        if registration is None:
+            raise LookupError(f"no handler for {message.topic}")
+        result = registration.handler(message)
+    except Exception as exc:
+        outbox_defer(message_id=message_id, error=type(exc).__name__)
+        return Dispatched(False)
+    # An in-process (eager) consumer may have finished it already: only a still-PENDING row moves on.
+    OutboxMessage.objects.filter(pk=message_id, status=OutboxMessage.Status.PENDING).update(
+        status=OutboxMessage.Status.DISPATCHED, dispatched_at=timezone.now(), last_error=""
+    )
+    log.info("outbox.dispatched topic=%s outbox_id=%s attempts=%d", message.topic, message_id, message.attempts)
+    return Dispatched(True, result)
+
+
+def outbox_defer(*, message_id: int, error: str) -> OutboxMessage | None:
+    """Not delivered this time: PENDING again after a backoff, or DEAD after CS_OUTBOX_MAX_ATTEMPTS."""
+    with transaction.atomic():
+        message = OutboxMessage.objects.select_for_update().filter(pk=message_id).first()
+        if message is None or message.status == OutboxMessage.Status.DONE:
+            return message
+        message.last_error = error[:200]
+        if message.attempts >= settings.CS_OUTBOX_MAX_ATTEMPTS:
+            message.status = OutboxMessage.Status.DEAD
+        else:
+            message.status = OutboxMessage.Status.PENDING
+            message.next_attempt_at = timezone.now() + timedelta(seconds=outbox_backoff_s(message.attempts))
+        message.save(update_fields=["status", "next_attempt_at", "last_error"])
+    level = logging.ERROR if message.status == OutboxMessage.Status.DEAD else logging.WARNING
+    log.log(
+        level,
+        "outbox.deferred topic=%s outbox_id=%s attempts=%d status=%s error=%s",
+        message.topic,
+        message.pk,
+        message.attempts,
+        message.status,
+        error,
+    )
+    return message
+
+
+def outbox_done(*, topic: str, key: str) -> int:
+    """The consumer finished: the row is DONE (idempotent)."""
+    return OutboxMessage.objects.filter(
+        dedupe_key=_key(topic, key),
+        status__in=[OutboxMessage.Status.PENDING, OutboxMessage.Status.DISPATCHED],
+    ).update(status=OutboxMessage.Status.DONE, done_at=timezone.now(), last_error="")
+
+
+def outbox_sweep(*, limit: int = 500) -> int:
+    """Dispatch due PENDING rows (oldest first), after re-opening lost DISPATCHED rows of topics that asked
+    for redelivery. Returns how many were handed over."""
+    now = timezone.now()
+    for topic, registration in _registry.items():
+        if registration.redeliver_after_s is None:
+            continue
+        reopened = OutboxMessage.objects.filter(
+            topic=topic,
+            status=OutboxMessage.Status.DISPATCHED,
+            dispatched_at__lt=now - timedelta(seconds=registration.redeliver_after_s),
+        ).update(status=OutboxMessage.Status.PENDING, next_attempt_at=now)
+        if reopened:
+            log.warning("outbox.redeliver topic=%s count=%d", topic, reopened)
+    due = list(
+        OutboxMessage.objects.filter(status=OutboxMessage.Status.PENDING, next_attempt_at__lte=now)
+        .order_by("next_attempt_at", "id")
+        .values_list("pk", flat=True)[:limit]
+    )
+    handed = sum(1 for pk in due if outbox_dispatch(pk))
+    if due:
+        log.info("outbox.swept due=%d dispatched=%d", len(due), handed)
+    return handed

@@ -1,0 +1,87 @@
+"""The periodic self-repair pass, and where it runs.
+
+With a broker, Celery beat sends `ops.sweep` every CS_SWEEP_INTERVAL_S (CELERY_BEAT_SCHEDULE), so
+`celery -A cs_project worker -B` (`make worker`) or a separate `celery -A cs_project beat` runs it.
+
+In embedded mode (no REDIS_URL) there is no beat: a daemon thread runs the same pass. It is started by the
+first HTTP request a process serves (`request_started`), so only processes that serve the site have one
+(runserver's serving child, a gunicorn worker), never `migrate`, `shell` or other commands, and never tests
+(CS_SWEEP_EMBEDDED=False in the test settings). Chosen over "run after each response" because repairs must
+happen when nobody is using the site too (a model outage ends at night, a draft is still owed), and over
+AppConfig.ready because ready() also runs in every management command and in the autoreloader's parent.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from django.conf import settings
+from django.db import connections
+
+from common.outbox import outbox_sweep
+from drafts.services import drafts_sweep
+
+log = logging.getLogger(__name__)
+
+
+def sweep_run() -> dict:
+    """One pass: hand over outbox rows that were never dispatched, then repair drafts. Each part's failure
+    (the database or the broker is down) is logged and does not stop the other; the next pass retries."""
+    summary: dict = {}
+    for name, part in (("outbox", outbox_sweep), ("drafts", drafts_sweep)):
+        try:
+            summary[name] = part()
+        except Exception as exc:
+            log.warning("sweep.failed part=%s error=%s", name, type(exc).__name__)
+            summary[name] = f"error:{type(exc).__name__}"
+    log.info("sweep.done outbox=%s drafts=%s", summary["outbox"], summary["drafts"])
+    return summary
+
+
+class EmbeddedSweeper:
+    """A daemon thread that runs `sweep_run` every CS_SWEEP_INTERVAL_S seconds until stopped."""
+
+    def __init__(self, interval_s: float) -> None:
+        self.interval_s = interval_s
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._loop, name="cs-sweeper", daemon=True)
+
+    def _loop(self) -> None:
+        while not self.stopped.wait(self.interval_s):
+            try:
+                sweep_run()
+            finally:
+                connections.close_all()
+
+    def start(self) -> EmbeddedSweeper:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.thread.join(timeout=30)
+
+
+_sweeper: EmbeddedSweeper | None = None
+_sweeper_lock = threading.Lock()
+
+
+def embedded_sweeper_ensure(**_kwargs) -> EmbeddedSweeper | None:
+    """Start this process's sweeper thread once, in embedded mode only (a `request_started` receiver)."""
+    global _sweeper
+    if _sweeper is not None or getattr(settings, "REDIS_URL", None) or not settings.CS_SWEEP_EMBEDDED:
+        return _sweeper
+    with _sweeper_lock:
+        if _sweeper is None:
+            _sweeper = EmbeddedSweeper(float(settings.CS_SWEEP_INTERVAL_S)).start()
+            log.info("sweep.embedded_started interval_s=%s", settings.CS_SWEEP_INTERVAL_S)
+    return _sweeper
+
+
+def embedded_sweeper_stop() -> None:
+    global _sweeper
+    with _sweeper_lock:
+        if _sweeper is not None:
+            _sweeper.stop()
+            _sweeper = None
