@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -44,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated scenario names")
     parser.add_argument("--no-doc", action="store_true", help="print only; leave docs/RELIABILITY.md alone")
     args = parser.parse_args(argv)
+    # `timeout` and CI runners stop with SIGTERM: turn it into SystemExit so every `finally` stops the stack.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     url = os.environ.get("CHAOS_DATABASE_URL") or DEFAULT_URL
     database_fresh(url)

@@ -36,7 +36,8 @@ def settings_line(timings: Timings, limits: dict) -> str:
     return (
         f"Timings ({timings.name}): model {timings.model_latency_s:g} s per call, client timeout "
         f"{timings.llm_timeout_s:g} s; effective draft task time limit {limits.get('time_limit')} s < lease "
-        f"{limits.get('lease')} s < visibility timeout {limits.get('visibility')} s: {order}; periodic tasks on beat: "
+        f"{limits.get('lease')} s < visibility timeout {limits.get('visibility')} s: {order} (manage.py check: "
+        f"{limits.get('system_check')}); periodic tasks on beat: "
         f"{', '.join(limits.get('beat') or []) or '**none**'}; sweep every {timings.sweep_interval_s} s "
         f"(grace {timings.sweep_grace_s} s); bound lease + sweep = {timings.bound_s} s, plus {timings.drain_s:g} s "
         f"for the backlog's drafts; {timings.ops_per_scenario} customer requests per scenario from "
