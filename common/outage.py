@@ -21,6 +21,7 @@ failures deferred, and the periodic sweep hands it over later.
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
 
 from django.conf import settings
@@ -115,8 +116,6 @@ class OutageMiddleware:
 
 def note_request_exception(sender: object, request: HttpRequest | None = None, **kwargs: object) -> None:
     """`got_request_exception` receiver (connected in CommonConfig.ready): remember an outage on the request."""
-    import sys
-
     exc = sys.exc_info()[1]
     if request is not None and is_outage(exc):
         request._cs_outage = exc
