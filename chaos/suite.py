@@ -418,19 +418,34 @@ def check_duplicates() -> list[Check]:
     ]
 
 
-def decide_concurrently(api: Api, operator_token: str, since, concurrency: int) -> Check:
-    """Several operators approve the same pending refund at once: exactly one execution."""
+def _pending_refund(since=None):
+    from actions.models import ActionRecord
+
+    pending = ActionRecord.objects.filter(status=ActionRecord.Status.PENDING, kind__in=ActionRecord.MONEY_KINDS)
+    if since is not None:
+        pending = pending.filter(created_at__gte=since)
+    return pending.order_by("id").first()
+
+
+def decide_concurrently(api: Api, operator_token: str, since, concurrency: int, tokens: dict[str, str]) -> Check:
+    """Several operators approve the same pending refund at once: exactly one execution.
+
+    The refund is one the load created during this scenario; when there is none (the model was down for
+    every refund request), the customer asks again through the chat now that the system has recovered."""
     from actions.models import ActionEvent, ActionRecord
 
-    record = (
-        ActionRecord.objects.filter(
-            status=ActionRecord.Status.PENDING, kind__in=ActionRecord.MONEY_KINDS, created_at__gte=since
-        )
-        .order_by("id")
-        .first()
-    ) or ActionRecord.objects.filter(status=ActionRecord.Status.PENDING, kind__in=ActionRecord.MONEY_KINDS).first()
+    record = _pending_refund(since) or _pending_refund()
+    asked = ""
     if record is None:
-        return Check("refund executed once", False, "no pending refund to decide (the load created none)")
+        for customer, order_id in refundable_orders():
+            api.call("POST", "/api/chat/", {"message": f"{order_id} 주문 환불해 주세요. 상품하자예요."},
+                     token=tokens[customer])  # fmt: skip
+            record = _pending_refund()
+            if record is not None:
+                asked = " (requested after recovery)"
+                break
+    if record is None:
+        return Check("refund executed once", False, "no pending refund to decide, and none could be requested")
     barrier = threading.Barrier(concurrency)
     answers: list[int] = []
     lock = threading.Lock()
@@ -448,8 +463,8 @@ def decide_concurrently(api: Api, operator_token: str, since, concurrency: int) 
         t.join(60)
     executed = ActionEvent.objects.filter(record=record, to_status=ActionRecord.Status.APPROVED).count()
     statuses = dict(sorted(Counter(answers).items()))
-    return Check("refund executed once", executed == 1 and statuses.get(200) == 1, f"{record.number}: executed "
-                 f"{executed}x, answers {statuses}")  # fmt: skip
+    return Check("refund executed once", executed == 1 and statuses.get(200) == 1, f"{record.number}{asked}: "
+                 f"executed {executed}x, answers {statuses}")  # fmt: skip
 
 
 def _examples(items: list) -> str:
@@ -691,7 +706,7 @@ def run_scenario(stack: Stack, name: str, fault_name: str, fault: Callable, *, t
         time.sleep(1)
         close_old_connections()
     result.checks = checks
-    result.checks.append(decide_concurrently(api, operator, since, t.decide_concurrency))
+    result.checks.append(decide_concurrently(api, operator, since, t.decide_concurrency, tokens))
     return result
 
 
@@ -709,13 +724,12 @@ def run_suite(*, settings_dict: dict, timings: Timings, only: list[str] | None =
         api = Api(stack.web.info["port"])
         tokens = {c: api.token(c.lower()) for c in CUSTOMERS}
         operator = api.token("operator")
-        refundable = refundable_orders()
         for name, fault_name, fault in SCENARIOS:
             if only and name not in only:
                 continue
             progress(f"scenario {name}: {fault_name}")
             result = run_scenario(
-                stack, name, fault_name, fault, tokens=tokens, operator=operator, refundable=refundable
+                stack, name, fault_name, fault, tokens=tokens, operator=operator, refundable=refundable_orders()
             )
             progress(f"  -> {'ok' if result.ok else 'FAILED'} recovered={result.recovered_s}")
             results.append(result)
