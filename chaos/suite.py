@@ -602,7 +602,9 @@ def _fault_worker_kill(stack: Stack, load: Load, result: ScenarioResult, since) 
     load.fault_on = True
     time.sleep(stack.timings.worker_down_s)
     load.fault_on = False
+    started = time.monotonic()
     stack.worker_restart()
+    result.notes.append(f"replacement worker ready {time.monotonic() - started:.0f} s after its start")
 
 
 def _fault_redis(empty: bool):
