@@ -101,3 +101,16 @@ def test_doctor_passes_on_postgres_with_redis_and_a_live_worker(offline_model, s
     assert any("logger=celery.apps.worker" in row and "ready." in row for row in log_lines), worker_log[-2000:]
     assert all(row.startswith("timestamp=") for row in log_lines)
     assert "INFO/MainProcess" not in worker_log
+
+
+@pytest.mark.django_db
+def test_doctor_reports_the_time_limit_lease_visibility_order(shop_knowledge, embedded, settings):
+    code, output = run_doctor()
+    assert code == 0, output
+    assert line(output, "timing") == "[ ok ] timing: task time limit 180s < lease 200s < visibility timeout 600s"
+
+    settings.CS_AI_LEASE_S = 900  # a 900 s lease against a 600 s visibility timeout
+    code, output = run_doctor()
+    assert code == 1
+    assert line(output, "timing").startswith("[FAIL]") and "CS_AI_LEASE_S (900s)" in line(output, "timing")
+    assert "timing" in output.rsplit("failed:", 1)[1]
