@@ -189,7 +189,11 @@ class Answer:
 
     @property
     def violation(self) -> bool:
-        return self.label.endswith(("NOT JSON", "no Retry-After")) or (self.status >= 500 and self.status != 503)
+        return (
+            self.status == 0
+            or self.label.endswith(("NOT JSON", "no Retry-After"))
+            or (self.status >= 500 and self.status != 503)
+        )
 
 
 class Api:
