@@ -11,6 +11,7 @@ from orders.services import DemoAccounts, demo_accounts_ensure, shop_fixture_loa
 
 # Rows that activity creates, deleted by reset (children first). Apps not installed are skipped.
 ACTIVITY_MODELS = (
+    "common.OutboxMessage",
     "drafts.DeadLetter",
     "drafts.TicketLease",
     "drafts.Draft",

@@ -218,6 +218,6 @@ class DraftAdmin(ReadOnlyAdmin):
 
 @admin.register(DeadLetter)
 class DeadLetterAdmin(ReadOnlyAdmin):
-    list_display = ("id", "ticket", "source_message_id", "error", "retries", "created_at", "resolved_at")
-    list_filter = ("error", ("resolved_at", admin.EmptyFieldListFilter))
+    list_display = ("id", "ticket", "source_message_id", "error", "retries", "created_at", "resolved_at", "resolution")
+    list_filter = ("error", ("resolved_at", admin.EmptyFieldListFilter), "resolution")
     list_select_related = ("ticket",)

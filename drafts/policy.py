@@ -44,13 +44,14 @@ def transient_backoff_s(retries: int, *, cap_s: float) -> float:
     return float(min(cap_s, 2**retries))
 
 
-def lease_wait_s(*, remaining_s: float, waited_s: float, max_wait_s: float) -> float | None:
-    """How long a run that found its ticket leased waits before trying again: the lease's remaining life
-    (plus a second, so it has certainly expired), never a count of attempts. None: it has waited long enough
-    in total and gives up."""
+def lease_wait_s(*, remaining_s: float, waited_s: float, max_wait_s: float, poll_s: float) -> float | None:
+    """How long a run that found its ticket leased waits before trying again. A live holder releases early,
+    so it looks again every `poll_s` at most, and never later than the lease's own end (plus a second).
+    It gives up (None) on time waited in total, never on a count of attempts, so a dead worker's lease
+    (up to CS_AI_LEASE_S) always runs out long before."""
     if waited_s >= max_wait_s:
         return None
-    return max(remaining_s, 0.0) + 1.0
+    return min(max(remaining_s, 0.0) + 1.0, poll_s)
 
 
 def failed_retry_due_s(attempts: int, *, base_s: float, cap_s: float) -> float:

@@ -41,8 +41,9 @@ def generate_draft_task(
 ) -> str:
     """Thin entry point: ids in, the pipeline does the work. Idempotent by (ticket, source input).
 
-    Retries match the fault: a busy lease waits for its remaining lifetime (up to CS_AI_LEASE_WAIT_S in
-    all); database and broker errors back off exponentially (CS_AI_TRANSIENT_RETRIES times) on a fresh
+    Retries match the fault: a busy lease is looked at again every CS_AI_LEASE_POLL_S at most and never later
+    than its remaining lifetime, and gives up only after CS_AI_LEASE_WAIT_S in all (time, not a count);
+    database and broker errors back off exponentially (CS_AI_TRANSIENT_RETRIES times) on a fresh
     connection. A run that gives up is a dead letter, written on a fresh connection; if even that fails,
     the periodic sweep finds the input. A killed worker is not a give-up: the message is rejected back to
     the broker and redelivered. In-process (eager) runs never sleep: the sweep comes back for them.
@@ -52,7 +53,12 @@ def generate_draft_task(
         outcome = draft_generate(ticket_id=ticket_id, message_id=message_id, retry_failed=retry_failed)
     except LeaseBusy as exc:
         waited = time.time() - busy_since if busy_since else 0.0
-        wait = policy.lease_wait_s(remaining_s=exc.remaining_s, waited_s=waited, max_wait_s=settings.CS_AI_LEASE_WAIT_S)
+        wait = policy.lease_wait_s(
+            remaining_s=exc.remaining_s,
+            waited_s=waited,
+            max_wait_s=settings.CS_AI_LEASE_WAIT_S,
+            poll_s=settings.CS_AI_LEASE_POLL_S,
+        )
         if wait is None:
             draft_run_gave_up(
                 ticket_id=ticket_id, message_id=message_id, error="lease_busy", retries=self.request.retries

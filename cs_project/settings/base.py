@@ -152,9 +152,11 @@ CS_AI_TASK_TIME_LIMIT_S = int(env("CS_AI_TASK_TIME_LIMIT_S", "180"))
 # Per-ticket lease (seconds): a crashed worker blocks its ticket at most this long. Must hold:
 # draft task time limit < lease < broker visibility timeout (system check drafts.E001, `doctor`).
 CS_AI_LEASE_S = int(env("CS_AI_LEASE_S", "200"))
-# A run that finds the ticket's lease taken waits for the lease's remaining lifetime and tries again; it gives
-# up (dead letter) only after waiting this long in total.
+# A run that finds the ticket's lease taken tries again when the lease's remaining lifetime ends; it gives up
+# (dead letter) only after waiting this long in total, never after a count of attempts ...
 CS_AI_LEASE_WAIT_S = int(env("CS_AI_LEASE_WAIT_S", str(3 * CS_AI_LEASE_S)))
+# ... looking again every CS_AI_LEASE_POLL_S at most (a live holder releases early), never later than the lease's end.
+CS_AI_LEASE_POLL_S = env_float("CS_AI_LEASE_POLL_S", 2.0)
 # Database / broker errors during a run: retried with exponential backoff (1, 2, 4 ... s, capped) this many times.
 CS_AI_TRANSIENT_RETRIES = int(env("CS_AI_TRANSIENT_RETRIES", "8"))
 CS_AI_TRANSIENT_BACKOFF_MAX_S = int(env("CS_AI_TRANSIENT_BACKOFF_MAX_S", "60"))

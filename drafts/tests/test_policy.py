@@ -52,14 +52,15 @@ def test_database_and_broker_faults_back_off_exponentially_up_to_a_cap(retries, 
 @pytest.mark.parametrize(
     ("remaining_s", "waited_s", "expected"),
     [
-        (200.0, 0.0, 201.0),  # a dead worker's fresh lease: wait it out, not 30 × 2 s
-        (0.0, 0.0, 1.0),  # expired between the two calls: try again at once
-        (150.0, 450.0, 151.0),  # still within the total wait
-        (150.0, 600.0, None),  # waited the whole CS_AI_LEASE_WAIT_S: give up
+        (200.0, 0.0, 5.0),  # a long lease: look again soon, its holder may finish early
+        (200.0, 590.0, 5.0),  # 118 looks later: still waiting, no count ever gives up
+        (0.5, 0.0, 1.5),  # about to expire: try again right after it does
+        (0.0, 0.0, 1.0),  # expired between the two calls: at once
+        (150.0, 600.0, None),  # waited the whole CS_AI_LEASE_WAIT_S (3 leases): give up
     ],
 )
 def test_a_busy_lease_is_waited_out_by_time_not_by_a_count(remaining_s, waited_s, expected):
-    assert policy.lease_wait_s(remaining_s=remaining_s, waited_s=waited_s, max_wait_s=600) == expected
+    assert policy.lease_wait_s(remaining_s=remaining_s, waited_s=waited_s, max_wait_s=600, poll_s=5) == expected
 
 
 SWEEP_DEFAULTS = dict(
