@@ -2,6 +2,8 @@ import logging
 
 from django.apps import AppConfig
 
+from drafts.checks import timing_problems, timings_from_settings  # also registers the system check
+
 log = logging.getLogger(__name__)
 
 
@@ -22,19 +24,26 @@ def _warm_up(**_kwargs) -> None:
         connection.close()
 
 
+def _timing_warn(**_kwargs) -> None:
+    """Celery runs Django's system checks at start but ignores their result: say it in the worker's log."""
+    for problem in timing_problems(timings_from_settings()):
+        log.error("drafts.timing_misordered problem=%r", problem)
+
+
 class DraftsConfig(AppConfig):
     name = "drafts"
     verbose_name = "상담 보조(답변 초안)"
 
     def ready(self) -> None:
-        from celery.signals import worker_process_init, worker_ready
+        from celery.signals import worker_init, worker_process_init, worker_ready
 
         from common.outbox import outbox_register
-        from drafts import checks, offline_handlers  # noqa: F401  (system checks; the built-in model's replies)
+        from drafts import offline_handlers  # noqa: F401  (registers the built-in model's structured replies)
         from drafts.tasks import draft_requested_handler
         from tickets.services import DRAFT_REQUESTED
 
         outbox_register(DRAFT_REQUESTED, draft_requested_handler)
 
+        worker_init.connect(_timing_warn, weak=False, dispatch_uid="drafts.timing_warn")
         worker_ready.connect(_warm_up, weak=False, dispatch_uid="drafts.warm_up")  # solo / threads pools
         worker_process_init.connect(_warm_up, weak=False, dispatch_uid="drafts.warm_up_child")  # prefork children

@@ -83,8 +83,8 @@ def sweep_decision(
 
     `age_s`: seconds since the input or since it was last requested, whichever is later. A live lease means
     someone is working (or a dead worker's lease has not run out yet); a PENDING request is the outbox's to
-    hand over. A failed stage is retried with backoff until the draft has run `failed_limit` times; then it
-    is left for people."""
+    hand over. A failed stage is retried with backoff, and an unfinished draft after the grace period, until
+    the draft has run `failed_limit` times; then it is left for people."""
     if lease_held or request_pending or closed:
         return None
     if has_draft and has_failure:
@@ -92,6 +92,8 @@ def sweep_decision(
             return None
         wait = failed_retry_due_s(attempts, base_s=failed_base_s, cap_s=failed_cap_s)
         return SWEEP_FAILED if since_attempt_s is None or since_attempt_s >= wait else None
+    if has_draft and unfinished and attempts >= failed_limit:
+        return None  # it never finishes (e.g. always hits the time limit): its dead letters are for people
     if (not has_draft or unfinished) and age_s >= grace_s:
         return SWEEP_MISSING
     return None

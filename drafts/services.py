@@ -17,7 +17,7 @@ from common.errors import InvalidState, NotFound, PermissionDenied
 from common.outbox import OutboxMessage, outbox_dispatch, outbox_done, outbox_request
 from drafts import policy
 from drafts.locks import leases_held
-from drafts.models import DeadLetter, Draft
+from drafts.models import DeadLetter, Draft, StageState
 from tickets.models import Tag, Ticket, TicketMessage
 from tickets.selectors import ticket_latest_customer_message_id, with_latest_customer_message
 from tickets.services import BODY_MAX, DRAFT_REQUESTED
@@ -205,8 +205,11 @@ class RegenerateReport:
     outcomes: dict[str, int] = field(default_factory=dict)
 
 
-def _open_latest_inputs(ticket_id: int | None = None) -> dict[int, int]:
+def _open_latest_inputs(ticket_id: int | None = None, ticket_ids: set[int] | None = None) -> dict[int, int]:
+    """{ticket: its latest customer input} for one ticket (any status), or the open ones (of `ticket_ids`)."""
     tickets = Ticket.objects.filter(pk=ticket_id) if ticket_id else Ticket.objects.filter(status=Ticket.Status.OPEN)
+    if ticket_ids is not None:
+        tickets = tickets.filter(pk__in=ticket_ids)
     return dict(
         with_latest_customer_message(tickets)
         .filter(latest_customer_message_id__isnull=False)
@@ -318,6 +321,36 @@ def drafts_tidy_superseded() -> tuple[int, int]:
     return superseded, resolved
 
 
+def _incomplete_drafts() -> Q:
+    """Drafts that are not closed and not complete: PREPARING, FAILED, or a stage still PENDING or FAILED."""
+    open_stage = Q()
+    for stage in Draft.STAGES:
+        open_stage |= Q(**{f"{stage}_state__in": [StageState.PENDING, StageState.FAILED]})
+    return Q(status__in=[Draft.Status.PREPARING, Draft.Status.FAILED]) | (Q(status=Draft.Status.GENERATED) & open_stage)
+
+
+def _sweep_candidates() -> dict[int, int]:
+    """Open tickets with something outstanding, and their latest customer input: a draft request never
+    finished (DISPATCHED, DEAD) or an incomplete draft. Only requested work is repaired: tickets written
+    without a request (`generate_synthetic`) stay without drafts, and the query stays small however many
+    tickets are open. Requests that no longer matter (superseded input, ticket no longer open) are closed."""
+    outstanding = list(
+        OutboxMessage.objects.filter(
+            topic=DRAFT_REQUESTED, status__in=[OutboxMessage.Status.DISPATCHED, OutboxMessage.Status.DEAD]
+        ).values_list("pk", "payload")
+    )
+    ticket_ids = {payload.get("ticket_id") for _, payload in outstanding}
+    ticket_ids |= set(Draft.objects.filter(_incomplete_drafts()).values_list("ticket_id", flat=True))
+    latest = _open_latest_inputs(ticket_ids=ticket_ids - {None})
+    moot = [pk for pk, payload in outstanding if latest.get(payload.get("ticket_id")) != payload.get("message_id")]
+    if moot:
+        OutboxMessage.objects.filter(
+            pk__in=moot, status__in=[OutboxMessage.Status.DISPATCHED, OutboxMessage.Status.DEAD]
+        ).update(status=OutboxMessage.Status.DONE, done_at=timezone.now())
+        log.info("draft.requests_moot count=%d", len(moot))
+    return latest
+
+
 def drafts_sweep() -> SweepReport:
     """The self-repair pass (periodic): tidy what newer inputs superseded, then re-request every latest
     input on an open ticket that has no live, complete draft once it has been quiet for CS_SWEEP_GRACE_S
@@ -325,7 +358,7 @@ def drafts_sweep() -> SweepReport:
     automatic retry is due. Idempotency stays the pipeline's: one draft per (ticket, input)."""
     report = SweepReport()
     report.superseded_drafts, report.resolved_dead_letters = drafts_tidy_superseded()
-    latest = _open_latest_inputs()
+    latest = _sweep_candidates()
     if not latest:
         return report
     inputs = list(latest.values())

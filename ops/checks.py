@@ -30,7 +30,7 @@ __all__ = [
 
 DEFAULT_TIMEOUT_S = 3.0
 FEATURE_FLAGS = ("CS_AI_DRAFTS_ENABLED", "CS_AI_PIPELINE_SEQUENTIAL", "DEBUG", "CS_TODAY", "CS_LLM_STRUCTURED_MODE")
-WORKER_COMMAND = "celery -A cs_project worker -l info"
+WORKER_COMMAND = "celery -A cs_project worker -B -l info"  # -B: the periodic sweep (Celery beat) too
 
 
 @dataclass(frozen=True)

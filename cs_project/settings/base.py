@@ -161,7 +161,8 @@ CS_AI_LEASE_POLL_S = env_float("CS_AI_LEASE_POLL_S", 2.0)
 CS_AI_TRANSIENT_RETRIES = int(env("CS_AI_TRANSIENT_RETRIES", "8"))
 CS_AI_TRANSIENT_BACKOFF_MAX_S = int(env("CS_AI_TRANSIENT_BACKOFF_MAX_S", "60"))
 # Model outages: a draft with a FAILED stage is retried by the sweep after base·2^(runs-1) s (capped) until it
-# has run this many times; then it is left for people (`regenerate_drafts --failed`, the admin's retry button).
+# has run CS_AI_FAILED_RETRY_LIMIT times (the same limit stops re-running a draft that never finishes); then it
+# is left for people (`regenerate_drafts --failed`, the admin's retry button).
 CS_AI_FAILED_RETRY_LIMIT = int(env("CS_AI_FAILED_RETRY_LIMIT", "5"))
 CS_AI_FAILED_RETRY_BASE_S = int(env("CS_AI_FAILED_RETRY_BASE_S", "30"))
 CS_AI_FAILED_RETRY_MAX_S = int(env("CS_AI_FAILED_RETRY_MAX_S", "600"))

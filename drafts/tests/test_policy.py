@@ -87,6 +87,7 @@ SWEEP_DEFAULTS = dict(
         ({"has_draft": False, "age_s": 30.0}, None),  # within the grace period: the first request may still run
         ({"unfinished": True}, "missing"),  # PREPARING, nobody holds the lease: a dead run
         ({"unfinished": True, "lease_held": True}, None),  # someone is working, or a dead lease still runs
+        ({"unfinished": True, "attempts": 5}, None),  # ran 5 times and never finished: left for people
         ({"has_draft": False, "request_pending": True}, None),  # the outbox hands it over (with its backoff)
         ({}, None),  # complete
         ({"closed": True, "unfinished": True}, None),  # superseded / decided

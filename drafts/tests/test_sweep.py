@@ -185,3 +185,37 @@ def test_the_embedded_sweeper_starts_with_the_first_request_and_repairs_without_
     finally:
         embedded_sweeper_stop()
     assert _complete(Draft.objects.get(ticket=ticket))
+
+
+def test_regenerate_with_the_broker_down_keeps_the_request_for_the_sweep(c005, offline_model, settings):
+    from common.testing_celery import _reset_celery_pools
+    from cs_project.celery import app
+
+    ticket = _undrafted(c005, settings)
+    settings.CELERY_BROKER_URL = settings.REDIS_URL = "redis://127.0.0.1:6399/0"  # nothing listens there
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    _reset_celery_pools(app)
+    try:
+        report = drafts_regenerate()
+    finally:
+        _reset_celery_pools(app)
+    assert report.outcomes == {"deferred": 1}  # reported, not raised; the loop would go on
+    row = OutboxMessage.objects.get(dedupe_key=f"draft.requested:{ticket.messages.get().pk}")
+    assert row.status == "PENDING" and row.last_error  # the sweep hands it over once the broker is back
+
+
+def test_only_requested_work_is_repaired_and_moot_requests_are_closed(c005, offline_model, quiet):
+    from tickets.models import Ticket, TicketMessage
+
+    # generate_synthetic writes rows without a request: no AI work is wanted for them.
+    synthetic = Ticket.objects.create(customer=c005, category="DELIVERY", subject="합성")
+    TicketMessage.objects.create(ticket=synthetic, author_type="CUSTOMER", body="합성 문의")
+    ticket = _undrafted(c005, quiet)
+    first = ticket.messages.get()
+    quiet.CS_AI_DRAFTS_ENABLED = False
+    ticket_message_add(ticket=ticket, body="아직이요?", author=c005.user)  # supersedes the first request
+    quiet.CS_AI_DRAFTS_ENABLED = True
+    assert drafts_sweep().requested == {"missing": 1}  # the follow-up only
+    assert not Draft.objects.filter(ticket=synthetic).exists()
+    assert OutboxMessage.objects.get(dedupe_key=f"draft.requested:{first.pk}").status == "DONE"  # moot
+    assert _complete(Draft.objects.get(ticket=ticket))
