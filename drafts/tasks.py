@@ -104,7 +104,11 @@ def draft_requested_handler(message: OutboxMessage) -> str:
     happens here, and its outcome is returned; with a broker, "queued"."""
     payload = message.payload
     result = generate_draft_task.apply_async(
-        (payload["ticket_id"], payload["message_id"]), {"retry_failed": bool(payload.get("retry_failed"))}
+        (payload["ticket_id"], payload["message_id"]),
+        {"retry_failed": bool(payload.get("retry_failed"))},
+        # The outbox owns retries (with backoff, from the sweep): don't hold a customer's request on a broker
+        # that is down with Celery's own publish retries.
+        retry_policy={"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2},
     )
     if isinstance(result, EagerResult):
         return result.result if isinstance(result.result, str) else "error"

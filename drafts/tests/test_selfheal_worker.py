@@ -94,6 +94,7 @@ def test_regenerate_drafts_queues_every_target_and_goes_past_a_blocked_ticket(
     # The blocked one waits for the lease's remaining lifetime, then runs: no dead letter.
     wait_until(lambda: _complete(blocked), what="the blocked ticket's draft", log_path=worker.log_path)
     assert not DeadLetter.objects.exists()
+    wait_until(lambda: len(task_outcomes(worker)) == 2, what="both outcomes", log_path=worker.log_path)
     assert sorted(task_outcomes(worker)) == ["done", "done"]
 
     out = StringIO()

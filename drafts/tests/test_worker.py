@@ -139,4 +139,5 @@ def test_a_killed_worker_blocks_the_ticket_only_until_the_lease_expires(c005, sl
     assert time.monotonic() - killed_at < 60
     draft = Draft.objects.get(ticket=ticket)
     assert draft.attempts >= 2 and draft.source_message_id == TicketMessage.objects.get(ticket=ticket).pk
-    assert "done" in task_outcomes(second)
+    # The draft is written before the task returns: wait for the worker's "succeeded" line, don't race it.
+    wait_until(lambda: "done" in task_outcomes(second), timeout=30, what="the run's outcome", log_path=second.log_path)
