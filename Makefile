@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 export CS_TODAY ?= 2026-07-27
 
-.PHONY: run test install migrate seed worker lint bench evals clean
+.PHONY: run test install migrate seed worker lint bench evals chaos clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -44,6 +44,12 @@ bench: install
 evals: install
 	$(PY) manage.py eval_agent --model $(or $(MODEL),offline)
 	$(PY) manage.py eval_drafts --model $(or $(MODEL),offline)
+
+## Fault injection on production settings (gunicorn, Celery worker + beat, own Redis, PostgreSQL behind a
+## cuttable proxy, scripted model at 0.8 s per call). Database cs_chaos (CHAOS_DATABASE_URL) is recreated.
+## Prints the table and writes docs/RELIABILITY.md; exits 1 if a scenario does not recover. CHAOS_ARGS=--quick
+chaos: install
+	$(PY) -m chaos $(CHAOS_ARGS)
 
 clean:
 	rm -rf $(VENV) var/*.sqlite3* staticfiles test-artifacts

@@ -77,6 +77,12 @@ def build_messages(*, history: list[tuple[str, str]], current: str) -> list[dict
     return messages
 
 
+# A turn whose reply could not be written (a database or Redis outage after the customer's words were stored).
+RECEIVED_NOT_ANSWERED = (
+    "메시지는 정상적으로 접수되었습니다. 다만 일시적인 장애로 지금은 답변을 드리지 못했습니다. "
+    "잠시 후 같은 대화에서 다시 말씀해 주시면 이어서 도와드리겠습니다."
+)
+
 APOLOGY = (
     "죄송합니다. 지금 자동 상담이 원활하지 않습니다. 남겨 주신 내용은 상담원 문의 {ticket}(으)로 접수했으며, "
     "담당자가 확인한 뒤 답변드리겠습니다."

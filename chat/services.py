@@ -17,6 +17,7 @@ from chat.agent import AgentOutcome, run_agent
 from chat.models import ChatMessage, Conversation, ToolCall
 from common.budget import model_budget_charge
 from common.errors import DomainError, NotFound, RateLimited
+from common.outage import OUTAGE_ERRORS
 from llm.errors import LLMError
 from orders.models import Customer
 from tickets.models import Ticket
@@ -94,6 +95,17 @@ def chat_turn(*, customer: Customer, text: object, conversation_id: uuid.UUID | 
         customer_message = ChatMessage.objects.create(
             conversation=conversation, role=ChatMessage.Role.CUSTOMER, content=text
         )
+    # 2.-3. From here on the customer's words are stored: an outage (database, Redis, broker) must not hide
+    # the conversation from the customer. They get its id and a plain "received" instead of an error.
+    try:
+        return _answer(conversation, customer_message, customer, text, earlier)
+    except OUTAGE_ERRORS as exc:
+        return _reply_not_stored(conversation, customer_message, exc)
+
+
+def _answer(
+    conversation: Conversation, customer_message: ChatMessage, customer: Customer, text: str, earlier: list
+) -> TurnResult:
     # 2. The model, outside any transaction: tools commit their own work as they go.
     registry = make_action_tools(customer, conversation_id=conversation.pk)
     try:
@@ -111,17 +123,21 @@ def chat_turn(*, customer: Customer, text: object, conversation_id: uuid.UUID | 
     if blocked:
         content = prompts.claim_safe_reply([c.result for c in outcome.calls])
         result_outcome = ChatMessage.Outcome.CLAIM_BLOCKED
-    with transaction.atomic():
-        reply = ChatMessage.objects.create(
-            conversation=conversation,
-            role=ChatMessage.Role.ASSISTANT,
-            content=content,
-            tool_results=[_public_result(c.tool, c.result) for c in outcome.calls],
-            outcome=result_outcome,
-            model=outcome.model,
-        )
-        _record_calls(reply, outcome)
-        conversation.save(update_fields=["updated_at"])
+    results = [_public_result(c.tool, c.result) for c in outcome.calls]
+    try:
+        with transaction.atomic():
+            reply = ChatMessage.objects.create(
+                conversation=conversation,
+                role=ChatMessage.Role.ASSISTANT,
+                content=content,
+                tool_results=results,
+                outcome=result_outcome,
+                model=outcome.model,
+            )
+            _record_calls(reply, outcome)
+            conversation.save(update_fields=["updated_at"])
+    except OUTAGE_ERRORS as exc:  # what the tools did is committed: show it with the "received" answer
+        return _reply_not_stored(conversation, customer_message, exc, tool_results=results)
     if blocked:
         log.warning(
             "chat.claim_blocked conversation_id=%s customer_id=%s message_id=%s claims=%d past=%d tool_calls=%d",
@@ -148,6 +164,27 @@ def _unsupported_claims(customer: Customer, outcome: AgentOutcome) -> list[Claim
     orders the tools touched are the claim's context: a refund approved on another order does not count."""
     order_ids = [str(c.result["order_id"]) for c in outcome.calls if c.result.get("order_id")]
     return money_claims_unsupported(outcome.reply, customer_id=customer.pk, order_ids=order_ids or None)
+
+
+def _reply_not_stored(
+    conversation: Conversation, customer_message: ChatMessage, exc: Exception, *, tool_results: list | None = None
+) -> TurnResult:
+    """The customer's message is committed but the turn could not finish (the reply could not be written).
+    The answer carries the conversation id and says plainly that the message was received; the reply
+    itself is not stored (it is not a message anyone can see again)."""
+    log.warning(
+        "chat.reply_not_stored conversation_id=%s message_id=%s error_class=%s",
+        conversation.pk,
+        customer_message.pk,
+        type(exc).__name__,
+    )
+    reply = ChatMessage(
+        conversation=conversation,
+        role=ChatMessage.Role.ASSISTANT,
+        content=prompts.RECEIVED_NOT_ANSWERED,
+        tool_results=tool_results or [],
+    )
+    return TurnResult(conversation, customer_message, reply)
 
 
 def _record_calls(reply: ChatMessage, outcome: AgentOutcome) -> None:

@@ -20,6 +20,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
 from common.errors import DomainError, InvalidState, NotFound, PermissionDenied, RateLimited
+from common.outage import FailOpenThrottleMixin, outage_response
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +51,21 @@ def error_body(status_code: int, code: str | None = None, detail: str | None = N
 
 
 def exception_handler(exc, context):
-    """DRF's EXCEPTION_HANDLER. Each step answers or passes (None); the last one always answers."""
-    return _domain_error(exc) or _framework_error(exc, context) or _unexpected_error(exc, context)
+    """DRF's EXCEPTION_HANDLER. Each step answers or passes (None); the last one always answers. An outage
+    (database, Redis, broker) is a JSON 503 with Retry-After (common/outage.py), not a 500."""
+    return (
+        _domain_error(exc)
+        or _framework_error(exc, context)
+        or _outage_error(exc, context)
+        or _unexpected_error(exc, context)
+    )
+
+
+def _outage_error(exc, context) -> Response | None:
+    response = outage_response(exc, path=getattr(context.get("request"), "path", ""))
+    if response is not None:
+        set_rollback()
+    return response
 
 
 def _domain_error(exc) -> Response | None:
@@ -140,20 +154,8 @@ class IsStaff(BasePermission):
         raise PermissionDenied(self.message, code="permission_denied")
 
 
-class FailOpenThrottleMixin:
-    """A throttle whose cache (Redis in production) is down lets the request through: a rate limit is a
-    guard against floods, not a reason to take the API down. Logged, so the outage is visible."""
-
-    def allow_request(self, request, view) -> bool:
-        try:
-            return super().allow_request(request, view)
-        except Exception as exc:  # the cache backend's connection errors have no common base class
-            log.warning("api.throttle_unavailable scope=%s error_class=%s", self.scope, type(exc).__name__)
-            return True
-
-
 class CustomerThrottle(FailOpenThrottleMixin, UserRateThrottle):
-    """Per signed-in user (one customer per user) rather than per IP."""
+    """Per signed-in user (one customer per user) rather than per IP. Fails open when its cache is down."""
 
     scope = "customer"
 

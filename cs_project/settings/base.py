@@ -60,6 +60,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "common.outage.OutageMiddleware",  # first: /api/ outages answer JSON 503 + Retry-After, never an HTML page
     "django.middleware.security.SecurityMiddleware",
     "common.middleware.ApiErrorMiddleware",  # every /api/ error as JSON {code, detail}, oversize bodies → 413
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -310,9 +311,19 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# Seconds an /api/ client is told to wait (Retry-After) when a backing service is down (common/outage.py).
+CS_OUTAGE_RETRY_AFTER_S = int(env("CS_OUTAGE_RETRY_AFTER_S", "10"))
+
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "cs-desk"}}
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    # Bounded socket waits: a Redis that stops answering costs a request 2 s, not a hung worker thread.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
+    }
 
 # --- Model gateway --------------------------------------------------------------------------------
 OPENAI_API_KEY = env("OPENAI_API_KEY")
