@@ -156,3 +156,7 @@ def test_a_cancellation_claim_about_an_order_that_is_not_cancelled_is_still_caug
     assert money_claims_unsupported(f"- {order.order_id} · 취소완료", customer_id="C003") != []
     Order.objects.filter(pk=order.pk).update(status=Order.Status.CANCELLED)
     assert money_claims_unsupported(f"- {order.order_id} · 취소완료", customer_id="C003") == []
+    # An old cancelled order never excuses a promise that names no order, or names another one too.
+    assert money_claims_unsupported("환불이 완료되었습니다.", customer_id="C003") != []
+    other = Order.objects.filter(customer_id="C003").exclude(pk=order.pk).first()
+    assert money_claims_unsupported(f"{order.order_id}, {other.order_id} 취소완료", customer_id="C003") != []
