@@ -22,7 +22,7 @@ from drafts.locks import leases_held
 from drafts.models import DeadLetter, Draft, StageState
 from tickets.models import Tag, Ticket, TicketMessage
 from tickets.selectors import ticket_latest_customer_message_id, with_latest_customer_message
-from tickets.services import BODY_MAX, DRAFT_REQUESTED
+from tickets.services import BODY_MAX, DRAFT_REQUESTED, ticket_reply_add, ticket_tags_add
 
 log = logging.getLogger(__name__)
 
@@ -108,9 +108,7 @@ def draft_apply(
         chosen = _tags_resolve(tags)
         ratio = policy.edit_ratio(original, final)
         now = timezone.now()
-        TicketMessage.objects.create(
-            ticket=draft.ticket, author_type=TicketMessage.Author.OPERATOR, author=actor, body=final
-        )
+        ticket_reply_add(ticket=draft.ticket, body=final, actor=actor)
         draft.status = Draft.Status.APPLIED
         draft.applied = Draft.Applied.UNCHANGED if final == original else Draft.Applied.EDITED
         draft.edit_ratio = ratio
@@ -127,10 +125,7 @@ def draft_apply(
             fields += ["override_reason", "override_by", "override_at", "override_holds", "claim_blockers"]
         draft.save(update_fields=fields)
         ticket = draft.ticket
-        ticket.status = Ticket.Status.ANSWERED
-        ticket.save(update_fields=["status", "updated_at"])
-        if chosen:
-            ticket.tags.add(*chosen)
+        ticket_tags_add(ticket=ticket, tags=chosen, actor=actor)
     if hold.code:
         log.warning(
             "draft.overridden draft_id=%s ticket_id=%s holds=%s claims=%d actor_id=%s",
@@ -162,8 +157,7 @@ def draft_reject(*, draft_id: int, actor: AbstractBaseUser, tags: Iterable[str] 
         draft.decided_by = actor
         draft.decided_at = timezone.now()
         draft.save(update_fields=["status", "decided_by", "decided_at"])
-        if chosen:
-            draft.ticket.tags.add(*chosen)
+        ticket_tags_add(ticket=draft.ticket, tags=chosen, actor=actor)
     log.info("draft.rejected draft_id=%s ticket_id=%s actor_id=%s", draft.pk, draft.ticket.number, actor.pk)
     return draft
 
