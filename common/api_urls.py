@@ -1,4 +1,4 @@
-from django.urls import include, path
+from django.urls import path
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -27,7 +27,6 @@ class PingApi(APIView):
 
 urlpatterns = [
     path("ping/", PingApi.as_view(), name="api-ping"),
-    path("", include("integration.urls")),  # /api/integration/* (Bearer API key), /api/auth/shop-session/
     path("auth/token/", AuthLoginApi.as_view(), name="api-token"),
     path("auth/logout/", AuthLogoutApi.as_view(), name="api-logout"),
     path("chat/", ChatTurnApi.as_view(), name="api-chat"),

@@ -142,6 +142,27 @@ class ShopSessionApi(APIView):
         },
         summary="쇼핑몰 서명 로그인",
     )
+    def options(self, request, *args, **kwargs):
+        """CORS preflight: only an origin some active integration allows (its own list, nothing wider)."""
+        response = Response(status=status.HTTP_204_NO_CONTENT)
+        origin = request.headers.get("Origin", "")
+        if origin and services.origin_allowed_anywhere(origin):
+            response["Access-Control-Allow-Origin"] = origin
+            response["Access-Control-Allow-Methods"] = "POST"
+            response["Access-Control-Allow-Headers"] = "Content-Type"
+            response["Access-Control-Max-Age"] = "600"
+        response["Vary"] = "Origin"
+        return response
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        origin = request.headers.get("Origin", "")
+        name = request.data.get("integration") if request.method == "POST" and isinstance(request.data, dict) else None
+        if origin and name and services.origin_allowed_for(name, origin):
+            response["Access-Control-Allow-Origin"] = origin
+        response["Vary"] = "Origin"
+        return response
+
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from urllib.parse import urlsplit
 
 SIGNATURE_TOLERANCE_S = 300
 
@@ -55,3 +56,25 @@ def version_verdict(*, stored: int | None, incoming: int) -> str:
 
 def webhook_success(status: int) -> bool:
     return 200 <= status < 300
+
+
+def origin_normalized(origin: str) -> str | None:
+    """scheme://host[:port], lowercased, or None for anything else (paths, wildcards, other schemes)."""
+    parts = urlsplit((origin or "").strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname or "*" in origin:
+        return None
+    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
+        return None
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{parts.hostname.lower()}{port}"
+
+
+def frame_ancestors(allowed_origins: list[str]) -> str:
+    """The CSP source list: exactly the allowed origins, or 'none' (never a wildcard)."""
+    origins = [o for o in (origin_normalized(x) for x in allowed_origins or []) if o]
+    return " ".join(origins) if origins else "'none'"
+
+
+def origin_allowed(origin: str, allowed_origins: list[str]) -> bool:
+    normalized = origin_normalized(origin)
+    return normalized is not None and normalized in {origin_normalized(x) for x in allowed_origins or []}

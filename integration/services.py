@@ -418,6 +418,18 @@ def action_result_report(
     )
 
 
+def origin_allowed_for(integration_name: str, origin: str) -> bool:
+    integration = Integration.objects.filter(name=str(integration_name), active=True).first()
+    return integration is not None and policy.origin_allowed(origin, integration.allowed_origins)
+
+
+def origin_allowed_anywhere(origin: str) -> bool:
+    return any(
+        policy.origin_allowed(origin, origins)
+        for origins in Integration.objects.filter(active=True).values_list("allowed_origins", flat=True)
+    )
+
+
 # --- customers arrive signed in -------------------------------------------------------------------
 
 
