@@ -119,7 +119,7 @@ def main() -> int:
     parser.add_argument("--orders", type=int, default=1000)
     parser.add_argument("--events", type=int, default=200)
     args = parser.parse_args()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cs_project.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cs_project.settings.local")
     import django
 
     django.setup()
