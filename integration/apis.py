@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny
@@ -69,6 +69,7 @@ class OrderUpsertApi(_UpsertApi):
 
 
 class EventListApi(_IntegrationApi):
+    @extend_schema_serializer(component_name="IntegrationEvent")
     class OutputSerializer(serializers.Serializer):
         id = serializers.CharField(source="event_id")
         type = serializers.CharField()
@@ -96,12 +97,14 @@ class EventListApi(_IntegrationApi):
 
 
 class ActionResultApi(_IntegrationApi):
+    @extend_schema_serializer(component_name="IntegrationActionResultInput")
     class InputSerializer(serializers.Serializer):
         ok = serializers.BooleanField()
         external_ref = serializers.CharField(max_length=100)
         amount = serializers.DecimalField(max_digits=12, decimal_places=0, min_value=0, required=False, allow_null=True)
         message = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
 
+    @extend_schema_serializer(component_name="IntegrationActionResult")
     class OutputSerializer(serializers.Serializer):
         action_id = serializers.CharField(source="number")
         status = serializers.CharField()
@@ -126,11 +129,29 @@ class ShopSessionApi(APIView):
     authentication_classes: list = []
     permission_classes = [AllowAny]
 
+    @extend_schema_serializer(component_name="ShopSessionInput")
     class InputSerializer(serializers.Serializer):
         integration = serializers.CharField(max_length=50)
         customer_id = serializers.RegexField(r"^[A-Za-z0-9_-]{1,16}$")
         expires_at = serializers.IntegerField()
         signature = serializers.RegexField(r"^[0-9a-fA-F]{64}$")
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        """CORS: only an origin the named integration allows (a preflight: one some active integration
+        allows); its own list, nothing wider."""
+        response = super().finalize_response(request, response, *args, **kwargs)
+        origin = request.headers.get("Origin", "")
+        if request.method == "OPTIONS":
+            if origin and services.origin_allowed_anywhere(origin):
+                response["Access-Control-Allow-Origin"] = origin
+                response["Access-Control-Allow-Methods"] = "POST"
+                response["Access-Control-Allow-Headers"] = "Content-Type"
+                response["Access-Control-Max-Age"] = "600"
+        elif origin and isinstance(request.data, dict) and request.data.get("integration"):
+            if services.origin_allowed_for(request.data["integration"], origin):
+                response["Access-Control-Allow-Origin"] = origin
+        response["Vary"] = "Origin"
+        return response
 
     @extend_schema(
         tags=TAG,
@@ -142,27 +163,6 @@ class ShopSessionApi(APIView):
         },
         summary="쇼핑몰 서명 로그인",
     )
-    def options(self, request, *args, **kwargs):
-        """CORS preflight: only an origin some active integration allows (its own list, nothing wider)."""
-        response = Response(status=status.HTTP_204_NO_CONTENT)
-        origin = request.headers.get("Origin", "")
-        if origin and services.origin_allowed_anywhere(origin):
-            response["Access-Control-Allow-Origin"] = origin
-            response["Access-Control-Allow-Methods"] = "POST"
-            response["Access-Control-Allow-Headers"] = "Content-Type"
-            response["Access-Control-Max-Age"] = "600"
-        response["Vary"] = "Origin"
-        return response
-
-    def finalize_response(self, request, response, *args, **kwargs):
-        response = super().finalize_response(request, response, *args, **kwargs)
-        origin = request.headers.get("Origin", "")
-        name = request.data.get("integration") if request.method == "POST" and isinstance(request.data, dict) else None
-        if origin and name and services.origin_allowed_for(name, origin):
-            response["Access-Control-Allow-Origin"] = origin
-        response["Vary"] = "Origin"
-        return response
-
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

@@ -11,6 +11,7 @@ class IntegrationConfig(AppConfig):
         from actions.execution import external_executor_register
         from common.events import SHOP_EVENT_TOPIC
         from common.outbox import outbox_register
+        from integration import schema  # noqa: F401  (the Bearer scheme in the OpenAPI document)
         from integration.services import WEBHOOK_TOPIC, order_executed_externally, shop_event_route
         from integration.tasks import webhook_deliver_handler
 

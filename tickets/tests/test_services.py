@@ -28,7 +28,8 @@ def test_each_customer_message_writes_one_draft_request_with_its_ids(c005, setti
         (DRAFT_REQUESTED, f"draft.requested:{follow_up.pk}", {"ticket_id": ticket.pk, "message_id": follow_up.pk}),
     ]
     assert set(requests.values_list("status", flat=True)) == {"DISPATCHED"}
-    assert OutboxMessage.objects.filter(topic="shop.event", dedupe_key=f"shop.event:ticket.created:{ticket.pk}").exists()
+    shop_event = f"shop.event:ticket.created:{ticket.pk}"
+    assert OutboxMessage.objects.filter(topic="shop.event", dedupe_key=shop_event).exists()
 
 
 def test_a_rolled_back_message_leaves_no_request(c005):
