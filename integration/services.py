@@ -252,16 +252,6 @@ def _order_upsert(integration: Integration, external_id: str, valid: dict, versi
 _UPSERTS = {"customer": _customer_upsert, "product": _product_upsert, "order": _order_upsert}
 
 
-@dataclass
-class ImportReport:
-    applied: int = 0
-    unchanged: int = 0
-    errors: list[tuple[int, str]] = None  # (line number, message)
-
-    def __post_init__(self) -> None:
-        self.errors = self.errors or []
-
-
 def shop_import_line(*, integration: Integration, line: str, actor: Actor) -> Upserted:
     """One JSONL line: {"type": "customer"|"product"|"order", "<type>_id": ..., ...the PUT body}."""
     try:
