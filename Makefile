@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 export CS_TODAY ?= 2026-07-27
 
-.PHONY: run test install migrate seed worker lint bench evals chaos clean
+.PHONY: run test install migrate seed worker lint bench bench-shop evals chaos clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -38,6 +38,11 @@ worker: install
 ## (L = 300 ms). Writes bench/results/latest.json and the tables in docs/BENCHMARKS.md; prints missed targets.
 bench: install
 	$(PY) -m bench
+	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/cs_bench} $(PY) -m bench.shop --orders 100000 --events 500
+
+## Only the shop connection's figures (import orders/s, webhook delivery p50/p95): N=$(ORDERS) orders.
+bench-shop: install
+	$(PY) -m bench.shop --orders $(or $(ORDERS),10000) --events $(or $(EVENTS),300)
 
 ## How well the agent and the drafts serve customers (issue 15): a scratch database, the built-in model unless
 ## MODEL names one on OPENAI_BASE_URL. Reports under var/evals/ (docs/readme-parts/evals.md explains them).

@@ -94,8 +94,15 @@ class ActionRecordAdmin(ReadOnlyAdmin):
 
     @admin.display(description="상태", ordering="status")
     def status_badge(self, obj: ActionRecord) -> str:
-        colors = {"PENDING": "#b45309", "APPROVED": "#047857", "REJECTED": "#b91c1c", "DONE": "#1d4ed8"}
-        return format_html('<b style="color:{}">{}</b>', colors.get(obj.status, "#000"), obj.get_status_display())
+        colors = {
+            "PENDING": "#b45309",
+            "APPROVED": "#047857",
+            "REJECTED": "#b91c1c",
+            "DONE": "#1d4ed8",
+            "EXECUTING": "#6d28d9",
+            "FAILED": "#b91c1c",
+        }
+        return format_html('<b style="color:{}">{}</b>', colors.get(obj.status, "#000"), obj.status_label)
 
     @admin.display(description="결제금액")
     def amount_display(self, obj: ActionRecord) -> str:

@@ -23,7 +23,7 @@ class RequestListApi(APIView):
     class ActionSerializer(serializers.ModelSerializer):
         action_id = serializers.CharField(source="number")
         kind_display = serializers.CharField(source="get_kind_display")
-        status_display = serializers.CharField(source="get_status_display")
+        status_display = serializers.CharField(source="status_label")
         detail = serializers.CharField(source="summary")
 
         class Meta:
@@ -70,7 +70,7 @@ class OpsActionDecideApi(APIView):
     @extend_schema_serializer(component_name="OpsActionRecord")
     class OutputSerializer(serializers.ModelSerializer):
         action_id = serializers.CharField(source="number")
-        status_display = serializers.CharField(source="get_status_display")
+        status_display = serializers.CharField(source="status_label")
         decided_by = serializers.CharField(source="decided_by.get_username", default=None)
 
         class Meta:

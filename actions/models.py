@@ -27,6 +27,9 @@ class ActionRecord(models.Model):
         PENDING = "PENDING", "승인대기"
         APPROVED = "APPROVED", "승인완료"
         REJECTED = "REJECTED", "반려"
+        # A connected shop carries out the money: approved, waiting for the shop's result.
+        EXECUTING = "EXECUTING", "처리중"
+        FAILED = "FAILED", "처리실패"
 
     MONEY_KINDS = (Kind.REFUND, Kind.CANCEL)
 
@@ -89,11 +92,15 @@ class ActionRecord(models.Model):
             # Reversible work is done at once; money requests only ever wait for a person.
             models.CheckConstraint(
                 condition=(Q(kind__in=["ADDRESS_CHANGE", "EXCHANGE"]) & Q(status="DONE"))
-                | (Q(kind__in=["REFUND", "CANCEL"]) & Q(status__in=["PENDING", "APPROVED", "REJECTED"])),
+                | (
+                    Q(kind__in=["REFUND", "CANCEL"])
+                    & Q(status__in=["PENDING", "APPROVED", "REJECTED", "EXECUTING", "DONE", "FAILED"])
+                ),
                 name="action_kind_status_valid",
             ),
             models.CheckConstraint(
-                condition=Q(status="APPROVED", refund_amount__isnull=False) | ~Q(status="APPROVED"),
+                condition=Q(status__in=["APPROVED", "EXECUTING"], refund_amount__isnull=False)
+                | ~Q(status__in=["APPROVED", "EXECUTING"]),
                 name="action_approved_has_amount",
             ),
         ]
@@ -101,6 +108,15 @@ class ActionRecord(models.Model):
     @property
     def number(self) -> str:
         return format_number("A", self.pk)
+
+    @property
+    def status_label(self) -> str:
+        """What a customer reads: a money request the shop carried out is 환불완료/취소완료, not just 완료."""
+        if self.status == self.Status.DONE and self.kind == self.Kind.REFUND:
+            return "환불완료"
+        if self.status == self.Status.DONE and self.kind == self.Kind.CANCEL:
+            return "취소완료"
+        return self.get_status_display()
 
     def __str__(self) -> str:
         return f"{self.number} {self.get_kind_display()}"

@@ -12,8 +12,10 @@ from django.utils import timezone
 
 from actions import policy
 from actions.errors import AlreadyDecided, NotApprovable, Refused
+from actions.execution import executed_externally
 from actions.models import ActionEvent, ActionRecord, ReasonCategory
 from actions.selectors import customer_order_get
+from common import events
 from common.actors import Actor
 from common.clock import today
 from common.errors import NotFound, PermissionDenied
@@ -70,6 +72,17 @@ def address_change(*, customer: Customer, order_id: str, new_address: object, ac
         )
         order_address_change(order=order, address=address, actor=actor, reference=record.number)
         _event(record, actor=actor, from_status="", to_status=record.status)
+        events.shop_event_emit(
+            type=events.ACTION_ADDRESS_CHANGED,
+            key=str(record.pk),
+            data={
+                "action_id": record.number,
+                "order_id": order.pk,
+                "customer_id": customer.customer_id,
+                "old_address": old_address,
+                "new_address": address,
+            },
+        )
     log.info("action.address_changed action_id=%s order_id=%s actor=%s", record.number, order.pk, actor.type)
     return record
 
@@ -134,6 +147,18 @@ def exchange_request(
                     f"{ReasonCategory(category).label} {_clean_text(reason, limit=200)}".strip(),
                 )
                 _event(record, actor=actor, from_status="", to_status=record.status)
+                events.shop_event_emit(
+                    type=events.ACTION_EXCHANGE_ACCEPTED,
+                    key=str(record.pk),
+                    data={
+                        "action_id": record.number,
+                        "order_id": order.pk,
+                        "customer_id": customer.customer_id,
+                        "old_option": order.option.label,
+                        "new_option": option.label,
+                        "reason_category": category,
+                    },
+                )
         except IntegrityError:
             raise Refused("이미 교환이 접수된 주문입니다.", status=order.status) from None
     log.info("action.exchange_done action_id=%s order_id=%s option_id=%s", record.number, order.pk, option.pk)
@@ -240,20 +265,27 @@ def action_decide(*, number: str | int, approve: bool, actor: AbstractBaseUser, 
             )
             if not check.allowed:
                 raise NotApprovable(check.reason)
-            order_before = order.status
-            if record.kind == ActionRecord.Kind.CANCEL:
-                order_cancel(order=order, actor=who, reference=record.number)
-            else:
-                order_return(order=order, actor=who, reference=record.number)
-            record.status = ActionRecord.Status.APPROVED
             record.refund_amount = order.amount
-            event_note = (
-                f"주문 {order.pk}: {Order.Status(order_before).label} → {order.get_status_display()}, "
-                f"환불 {order.amount:,}원"
+            if executed_externally(order.pk):
+                # The shop moves the money and reports back (action_result_record); the order stays as it is.
+                record.status = ActionRecord.Status.EXECUTING
+                event_note = f"쇼핑몰 처리 요청: 환불 {order.amount:,}원"
+            else:
+                event_note = _order_settle(order, record, actor=who)
+                record.status = ActionRecord.Status.APPROVED
+            events.shop_event_emit(
+                type=events.ACTION_CANCEL_APPROVED
+                if record.kind == ActionRecord.Kind.CANCEL
+                else events.ACTION_REFUND_APPROVED,
+                key=str(record.pk),
+                data=_money_event_data(record, order),
             )
         else:
             record.status = ActionRecord.Status.REJECTED
             event_note = ""
+            events.shop_event_emit(
+                type=events.ACTION_REJECTED, key=str(record.pk), data=_money_event_data(record, order)
+            )
         record.decided_by = actor
         record.decided_at = timezone.now()
         record.decision_note = _clean_text(note)
@@ -267,3 +299,76 @@ def action_decide(*, number: str | int, approve: bool, actor: AbstractBaseUser, 
         )
     log.info("action.decided action_id=%s status=%s actor_id=%s", record.number, record.status, actor.pk)
     return record
+
+
+def _order_settle(order: Order, record: ActionRecord, *, actor: Actor) -> str:
+    """The money went back: the order is cancelled (units back on the shelf) or returned, through `orders`
+    (which writes the OrderEvent). Returns the note for the action's event."""
+    order_before = order.status
+    if record.kind == ActionRecord.Kind.CANCEL:
+        order_cancel(order=order, actor=actor, reference=record.number)
+    else:
+        order_return(order=order, actor=actor, reference=record.number)
+    return (
+        f"주문 {order.pk}: {Order.Status(order_before).label} → {order.get_status_display()}, "
+        f"환불 {record.refund_amount:,}원"
+    )
+
+
+def _money_event_data(record: ActionRecord, order: Order) -> dict:
+    return {
+        "action_id": record.number,
+        "kind": record.kind,
+        "status": record.status,
+        "order_id": order.pk,
+        "customer_id": record.customer_id,
+        "amount": int(record.refund_amount) if record.refund_amount is not None else None,
+        "reason_category": record.reason_category,
+    }
+
+
+def action_result_record(
+    *,
+    number: str | int,
+    ok: bool,
+    external_ref: str,
+    amount: object = None,
+    message: str = "",
+    actor: Actor,
+) -> tuple[ActionRecord, bool]:
+    """The shop reports what became of an approved refund/cancel it was carrying out (EXECUTING): DONE, with
+    the order settled, or FAILED. Returns (record, changed); the same report again changes nothing, and a
+    record that is not EXECUTING (any more) refuses a different outcome."""
+    pk = parse_number("A", number)
+    if pk is None:
+        raise NotFound(f"처리번호 '{number}'을(를) 찾을 수 없습니다.")
+    with transaction.atomic():
+        record = ActionRecord.objects.select_for_update().filter(pk=pk).first()
+        if record is None:
+            raise NotFound(f"처리번호 '{number}'을(를) 찾을 수 없습니다.")
+        wanted = ActionRecord.Status.DONE if ok else ActionRecord.Status.FAILED
+        if record.status == wanted and record.detail.get("external_ref") == external_ref:
+            return record, False
+        if record.status != ActionRecord.Status.EXECUTING:
+            raise AlreadyDecided(f"{record.number}은(는) '{record.status_label}' 상태라 처리 결과를 받을 수 없습니다.")
+        order = Order.objects.select_for_update().get(pk=record.order_id)
+        if ok:
+            if amount is not None:
+                record.refund_amount = amount
+            note = _order_settle(order, record, actor=actor)
+        else:
+            note = "쇼핑몰 처리 실패"
+        record.status = wanted
+        record.detail = {**record.detail, "external_ref": _clean_text(external_ref, limit=100)}
+        if message:
+            record.detail["shop_message"] = _clean_text(message)
+        record.save(update_fields=["status", "refund_amount", "detail"])
+        _event(
+            record,
+            actor=actor,
+            from_status=ActionRecord.Status.EXECUTING,
+            to_status=record.status,
+            note=" · ".join(p for p in (note, _clean_text(message)) if p),
+        )
+    log.info("action.result action_id=%s status=%s", record.number, record.status)
+    return record, True

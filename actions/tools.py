@@ -136,7 +136,7 @@ def record_result(record: ActionRecord, **extra: Any) -> dict:
         "action_id": record.number,
         "order_id": record.order_id,
         "kind": record.get_kind_display(),
-        "status": record.get_status_display(),
+        "status": record.status_label,
         "status_code": record.status,
         **extra,
     }
@@ -340,7 +340,7 @@ class ToolRegistry:
                     "action_id": r.number,
                     "kind": r.get_kind_display(),
                     "order_id": r.order_id,
-                    "status": r.get_status_display(),
+                    "status": r.status_label,
                     "detail": action_record_summary_masked(r),
                     "created_at": r.created_at.isoformat(timespec="minutes"),
                 }

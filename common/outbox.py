@@ -9,7 +9,7 @@ handed to the broker after the commit, and handed again by a periodic sweep when
 The lower app writes the row and never imports the higher one; the higher app registers a handler for the
 topic. A handler hands the work off (typically `task.delay(...)`) and raises if it could not; it receives
 the `OutboxMessage`, whose payload holds ids only. Consumers report `outbox_done`; `outbox_defer` puts a row
-back with exponential backoff and jitter (DEAD after `CS_OUTBOX_MAX_ATTEMPTS`).
+back with exponential backoff and jitter (DEAD after `CS_OUTBOX_MAX_ATTEMPTS`, or the topic's own limit).
 
 `outbox_sweep` (Celery beat, or the in-process runner in embedded mode) dispatches every due PENDING row:
 committed but never handed over (broker down at commit, process died after commit, a deferred retry), and,
@@ -54,15 +54,30 @@ Handler = Callable[[OutboxMessage], object]
 class _Registration:
     handler: Handler
     redeliver_after_s: float | None
+    max_attempts: Callable[[], int] | None = None
 
 
 _registry: dict[str, _Registration] = {}
 
 
-def outbox_register(topic: str, handler: Handler, *, redeliver_after_s: float | None = None) -> None:
+def outbox_register(
+    topic: str,
+    handler: Handler,
+    *,
+    redeliver_after_s: float | None = None,
+    max_attempts: Callable[[], int] | None = None,
+) -> None:
     """Who hands off `topic`. `redeliver_after_s`: re-dispatch a DISPATCHED row that no consumer marked done
-    in that time (a lost broker message). Leave it None when the owning app's own sweep watches the outcome."""
-    _registry[topic] = _Registration(handler, redeliver_after_s)
+    in that time (a lost broker message). Leave it None when the owning app's own sweep watches the outcome.
+    `max_attempts`: read at each failure (a setting may change), else CS_OUTBOX_MAX_ATTEMPTS."""
+    _registry[topic] = _Registration(handler, redeliver_after_s, max_attempts)
+
+
+def _max_attempts(topic: str) -> int:
+    registration = _registry.get(topic)
+    if registration is not None and registration.max_attempts is not None:
+        return int(registration.max_attempts())
+    return int(settings.CS_OUTBOX_MAX_ATTEMPTS)
 
 
 def _key(topic: str, key: str) -> str:
@@ -142,10 +157,11 @@ def outbox_dispatch(message_id: int) -> Dispatched:
     except Exception as exc:
         outbox_defer(message_id=message_id, error=type(exc).__name__)
         return Dispatched(False)
-    # An in-process (eager) consumer may have finished it already: only a still-PENDING row moves on.
-    OutboxMessage.objects.filter(pk=message_id, status=OutboxMessage.Status.PENDING).update(
-        status=OutboxMessage.Status.DISPATCHED, dispatched_at=timezone.now(), last_error=""
-    )
+    # An in-process (eager) consumer may have finished or deferred it already: only a row still PENDING
+    # under this dispatcher's claim moves on.
+    OutboxMessage.objects.filter(
+        pk=message_id, status=OutboxMessage.Status.PENDING, next_attempt_at=claim_until
+    ).update(status=OutboxMessage.Status.DISPATCHED, dispatched_at=timezone.now(), last_error="")
     log.info("outbox.dispatched topic=%s outbox_id=%s attempts=%d", message.topic, message_id, message.attempts)
     return Dispatched(True, result)
 
@@ -157,7 +173,7 @@ def outbox_defer(*, message_id: int, error: str) -> OutboxMessage | None:
         if message is None or message.status == OutboxMessage.Status.DONE:
             return message
         message.last_error = error[:200]
-        if message.attempts >= settings.CS_OUTBOX_MAX_ATTEMPTS:
+        if message.attempts >= _max_attempts(message.topic):
             message.status = OutboxMessage.Status.DEAD
         else:
             message.status = OutboxMessage.Status.PENDING

@@ -24,6 +24,8 @@ urlpatterns = [
         SpectacularSwaggerView.as_view(url_name="schema-ops", permission_classes=[IsAdminUser]),
         name="api-docs-ops",
     ),
+    # The shop connection: /api/integration/* (Bearer API key), /api/auth/shop-session/, /widget.js, /widget/<name>/
+    path("", include("integration.urls")),
     path("api/", include("common.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),

@@ -6,6 +6,7 @@ import uuid
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
+from common import events
 from common.actors import Actor
 from common.audit import actor_fields
 from common.errors import InvalidState
@@ -112,6 +113,18 @@ def ticket_create(
             message_id=message.pk,
         )
         _draft_request(ticket, message)
+        events.shop_event_emit(
+            type=events.TICKET_CREATED,
+            key=str(ticket.pk),
+            data={
+                "ticket_id": ticket.number,
+                "customer_id": customer.customer_id,
+                "order_id": order.pk if order is not None else None,
+                "category": ticket.category,
+                "subject": ticket.subject,
+                "source": source,
+            },
+        )
     log.info("ticket.created ticket_id=%s source=%s category=%s", ticket.number, source, ticket.category)
     return ticket
 

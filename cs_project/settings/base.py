@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "drafts",
     "web",
     "ops",
+    "integration",  # a face: the shop connection (orders in, events out, signed sessions)
     "evals",  # a face: measures chat and drafts; nothing imports it
 ]
 
@@ -212,6 +213,13 @@ CS_OUTBOX_MAX_ATTEMPTS = int(env("CS_OUTBOX_MAX_ATTEMPTS", "20"))
 CS_OUTBOX_BACKOFF_BASE_S = env_float("CS_OUTBOX_BACKOFF_BASE_S", 5.0)
 CS_OUTBOX_BACKOFF_MAX_S = env_float("CS_OUTBOX_BACKOFF_MAX_S", 300.0)
 CS_OUTBOX_CLAIM_S = env_float("CS_OUTBOX_CLAIM_S", 60.0)
+# Shop connection (integration app): webhook delivery attempts before DEAD, the POST timeout, how long a
+# handed-over delivery may go unfinished before the sweep sends it again, and how far ahead a shop-signed
+# session may expire.
+CS_WEBHOOK_MAX_ATTEMPTS = int(env("CS_WEBHOOK_MAX_ATTEMPTS", "12"))
+CS_WEBHOOK_TIMEOUT_S = env_float("CS_WEBHOOK_TIMEOUT_S", 5.0)
+CS_WEBHOOK_REDELIVER_S = env_float("CS_WEBHOOK_REDELIVER_S", 300.0)
+CS_SHOP_SESSION_MAX_AHEAD_S = int(env("CS_SHOP_SESSION_MAX_AHEAD_S", "600"))
 
 # --- Redis / Celery -----------------------------------------------------------------------------
 # REDIS_URL unset = embedded mode: tasks run in-process after commit, locks fall back to the DB.

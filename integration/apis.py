@@ -1,0 +1,175 @@
+"""Integration endpoints: validate → service → serialize. Bearer API key; each service checks the scope."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from common.actors import Actor
+from integration import services
+from integration.authentication import IntegrationKeyAuthentication, IsIntegration
+from integration.errors import InvalidInput
+from integration.schemas import CustomerIn, OrderIn, ProductIn, UpsertResult
+
+TAG = ["integration"]
+
+
+class _IntegrationApi(APIView):
+    authentication_classes = [IntegrationKeyAuthentication]
+    permission_classes = [IsIntegration]
+    throttle_classes: list = []
+
+
+class _UpsertApi(_IntegrationApi):
+    kind = ""
+
+    def _put(self, request, external_id: str):
+        try:
+            result = services.shop_upsert(
+                integration=request.integration,
+                kind=self.kind,
+                external_id=external_id,
+                data=request.data if isinstance(request.data, dict) else {},
+                actor=Actor.system(f"shop:{request.integration.name}"),
+            )
+        except InvalidInput as exc:
+            raise ValidationError(exc.fields) from None
+        body = {"applied": result.applied, "version": result.version}
+        if result.reason:
+            body["reason"] = result.reason
+        return Response(body, status=status.HTTP_200_OK)
+
+
+class CustomerUpsertApi(_UpsertApi):
+    kind = "customer"
+
+    @extend_schema(tags=TAG, request=CustomerIn, responses={200: UpsertResult}, summary="고객 업서트(버전)")
+    def put(self, request, customer_id: str):
+        return self._put(request, customer_id)
+
+
+class ProductUpsertApi(_UpsertApi):
+    kind = "product"
+
+    @extend_schema(tags=TAG, request=ProductIn, responses={200: UpsertResult}, summary="상품 업서트(버전)")
+    def put(self, request, product_id: str):
+        return self._put(request, product_id)
+
+
+class OrderUpsertApi(_UpsertApi):
+    kind = "order"
+
+    @extend_schema(tags=TAG, request=OrderIn, responses={200: UpsertResult}, summary="주문 업서트(버전)")
+    def put(self, request, order_id: str):
+        return self._put(request, order_id)
+
+
+class EventListApi(_IntegrationApi):
+    @extend_schema_serializer(component_name="IntegrationEvent")
+    class OutputSerializer(serializers.Serializer):
+        id = serializers.CharField(source="event_id")
+        type = serializers.CharField()
+        created_at = serializers.DateTimeField()
+        data = serializers.JSONField()
+
+    @extend_schema(
+        tags=TAG,
+        parameters=[
+            OpenApiParameter("after", str, description="이 이벤트 ID 다음부터"),
+            OpenApiParameter("limit", int, description="1–500, 기본 100"),
+        ],
+        responses={200: inline_serializer("IntegrationEventPage", {"events": OutputSerializer(many=True)})},
+        summary="이벤트 목록(웹훅 없는 연동용)",
+    )
+    def get(self, request):
+        try:
+            limit = max(1, min(500, int(request.query_params.get("limit", 100))))
+        except ValueError:
+            raise ValidationError({"limit": ["정수여야 합니다."]}) from None
+        events = services.event_list(
+            integration=request.integration, after=request.query_params.get("after") or None, limit=limit
+        )
+        return Response({"events": self.OutputSerializer(events, many=True).data})
+
+
+class ActionResultApi(_IntegrationApi):
+    @extend_schema_serializer(component_name="IntegrationActionResultInput")
+    class InputSerializer(serializers.Serializer):
+        ok = serializers.BooleanField()
+        external_ref = serializers.CharField(max_length=100)
+        amount = serializers.DecimalField(max_digits=12, decimal_places=0, min_value=0, required=False, allow_null=True)
+        message = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+
+    @extend_schema_serializer(component_name="IntegrationActionResult")
+    class OutputSerializer(serializers.Serializer):
+        action_id = serializers.CharField(source="number")
+        status = serializers.CharField()
+        status_display = serializers.CharField(source="status_label")
+        order_id = serializers.CharField()
+
+    @extend_schema(
+        tags=TAG, request=InputSerializer, responses={200: OutputSerializer}, summary="환불·취소 처리 결과 보고"
+    )
+    def post(self, request, action_id: str):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        record, changed = services.action_result_report(
+            integration=request.integration, action_id=action_id, **data.validated_data
+        )
+        return Response({**self.OutputSerializer(record).data, "changed": changed})
+
+
+class ShopSessionApi(APIView):
+    """A customer arrives from the shop already signed in: the shop's backend signed who they are."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    @extend_schema_serializer(component_name="ShopSessionInput")
+    class InputSerializer(serializers.Serializer):
+        integration = serializers.CharField(max_length=50)
+        customer_id = serializers.RegexField(r"^[A-Za-z0-9_-]{1,16}$")
+        expires_at = serializers.IntegerField()
+        signature = serializers.RegexField(r"^[0-9a-fA-F]{64}$")
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        """CORS: only an origin the named integration allows (a preflight: one some active integration
+        allows); its own list, nothing wider."""
+        response = super().finalize_response(request, response, *args, **kwargs)
+        origin = request.headers.get("Origin", "")
+        if request.method == "OPTIONS":
+            if origin and services.origin_allowed_anywhere(origin):
+                response["Access-Control-Allow-Origin"] = origin
+                response["Access-Control-Allow-Methods"] = "POST"
+                response["Access-Control-Allow-Headers"] = "Content-Type"
+                response["Access-Control-Max-Age"] = "600"
+        elif origin and isinstance(request.data, dict) and request.data.get("integration"):
+            if services.origin_allowed_for(request.data["integration"], origin):
+                response["Access-Control-Allow-Origin"] = origin
+        response["Vary"] = "Origin"
+        return response
+
+    @extend_schema(
+        tags=TAG,
+        request=InputSerializer,
+        responses={
+            200: inline_serializer(
+                "ShopSessionToken", {"token": serializers.CharField(), "customer_id": serializers.CharField()}
+            )
+        },
+        summary="쇼핑몰 서명 로그인",
+    )
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        _, key = services.shop_session_open(
+            integration_name=data.validated_data["integration"],
+            customer_id=data.validated_data["customer_id"],
+            expires_at=data.validated_data["expires_at"],
+            signature=data.validated_data["signature"],
+        )
+        return Response({"token": key, "customer_id": data.validated_data["customer_id"]})

@@ -1,0 +1,463 @@
+"""Every state change of the shop connection: integrations, upserts from the shop, events out, results in,
+shop-signed sessions."""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import secrets
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.services import token_issue
+from actions.models import ActionRecord
+from actions.services import action_result_record
+from common.actors import Actor
+from common.errors import NotFound, PermissionDenied
+from common.events import SHOP_EVENT_TOPIC
+from common.numbering import parse_number
+from common.outbox import OutboxMessage, outbox_defer, outbox_done, outbox_enqueue, outbox_request
+from integration import policy
+from integration.errors import InvalidInput, NotOwned
+from integration.models import Integration, ShopEvent, ShopSessionUse, SyncRecord
+from integration.schemas import SCHEMAS, id_valid
+from integration.secrets import secret_decrypt, secret_encrypt
+from orders.models import Customer, Order, Product, ProductOption
+
+log = logging.getLogger(__name__)
+
+WEBHOOK_TOPIC = "webhook.deliver"
+ALL_SCOPES = [s.value for s in Integration.Scope]
+
+
+# --- integrations ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IssuedIntegration:
+    integration: Integration
+    api_key: str  # shown once
+    signing_secret: str  # shown once
+
+
+def integration_create(
+    *,
+    name: str,
+    webhook_url: str = "",
+    scopes: list[str] | None = None,
+    allowed_origins: list[str] | None = None,
+    actor: Actor,
+) -> IssuedIntegration:
+    scopes = list(scopes) if scopes else list(ALL_SCOPES)
+    unknown = sorted(set(scopes) - set(ALL_SCOPES))
+    if unknown:
+        raise InvalidInput({"scopes": [f"알 수 없는 권한: {', '.join(unknown)}"]})
+    api_key = "csk_" + secrets.token_urlsafe(32)
+    signing_secret = "whsec_" + secrets.token_urlsafe(32)
+    try:
+        with transaction.atomic():
+            integration = Integration.objects.create(
+                name=name,
+                api_key_prefix=api_key[:12],
+                api_key_hash=policy.api_key_hash(api_key),
+                signing_secret_encrypted=secret_encrypt(signing_secret),
+                webhook_url=webhook_url,
+                scopes=scopes,
+                allowed_origins=list(allowed_origins or []),
+            )
+    except IntegrityError:
+        raise InvalidInput({"name": ["같은 이름의 연동이 이미 있습니다."]}) from None
+    log.info("integration.created integration=%s actor=%s", integration.name, actor.type)
+    return IssuedIntegration(integration, api_key, signing_secret)
+
+
+def integration_by_api_key(api_key: str) -> Integration | None:
+    """The active integration whose key this is. The lookup is by hash (an index), and the stored hash is
+    compared again in constant time."""
+    digest = policy.api_key_hash(api_key)
+    integration = Integration.objects.filter(api_key_hash=digest, active=True).first()
+    if integration is None or not hmac.compare_digest(integration.api_key_hash, digest):
+        return None
+    return integration
+
+
+def integration_signing_secret(integration: Integration) -> str:
+    return secret_decrypt(integration.signing_secret_encrypted)
+
+
+def integration_require_scope(integration: Integration, scope: str) -> None:
+    if scope not in (integration.scopes or []):
+        raise PermissionDenied(f"이 연동에는 '{scope}' 권한이 없습니다.")
+
+
+# --- upserts --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Upserted:
+    applied: bool
+    reason: str
+    version: int
+
+
+def _validated(kind: str, external_id: str, data: dict) -> dict:
+    if not id_valid(kind, external_id):
+        raise InvalidInput({f"{kind}_id": ["형식이 올바르지 않습니다."]})
+    serializer = SCHEMAS[kind](data=data)
+    if not serializer.is_valid():
+        raise InvalidInput(serializer.errors)
+    return serializer.validated_data
+
+
+def _claim(
+    integration: Integration, kind: str, external_id: str, version: int, exists: bool
+) -> tuple[SyncRecord | None, str]:
+    """Lock the object's sync record (or check it may be created). Returns (record or None, verdict)."""
+    record = SyncRecord.objects.select_for_update().filter(kind=kind, external_id=external_id).first()
+    if record is None:
+        if exists:  # the desk's own data (the demo) or an object created before any integration
+            raise NotOwned(f"{external_id}은(는) 이 연동이 관리하는 데이터가 아닙니다.")
+        return None, "apply"
+    if record.integration_id != integration.pk:
+        raise NotOwned(f"{external_id}은(는) 이 연동이 관리하는 데이터가 아닙니다.")
+    return record, policy.version_verdict(stored=record.version, incoming=version)
+
+
+def _record_version(
+    integration: Integration,
+    record: SyncRecord | None,
+    kind: str,
+    external_id: str,
+    version: int,
+    data: dict | None = None,
+) -> None:
+    if record is None:
+        SyncRecord.objects.create(
+            integration=integration, kind=kind, external_id=external_id, version=version, data=data or {}
+        )
+    else:
+        record.version = version
+        if data is not None:
+            record.data = data
+        record.save(update_fields=["version", "data", "updated_at"])
+
+
+def _owned(integration: Integration, kind: str, external_id: str) -> SyncRecord | None:
+    return SyncRecord.objects.filter(integration=integration, kind=kind, external_id=external_id).first()
+
+
+def shop_upsert(*, integration: Integration, kind: str, external_id: str, data: dict, actor: Actor) -> Upserted:
+    """Create or update one customer/product/order as a whole. Idempotent by version: an older version
+    changes nothing ('stale'), the same one is a no-op ('same_version'). Raises InvalidInput (nothing stored)."""
+    integration_require_scope(integration, Integration.Scope.CATALOG_WRITE)
+    valid = _validated(kind, external_id, data)
+    version = valid["version"]
+    for attempt in range(2):
+        try:
+            with transaction.atomic():
+                return _UPSERTS[kind](integration, external_id, valid, version)
+        except IntegrityError:  # a concurrent first write of the same object: the second sees its record
+            if attempt:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _customer_upsert(integration: Integration, external_id: str, valid: dict, version: int) -> Upserted:
+    exists = Customer.objects.filter(pk=external_id).exists()
+    record, verdict = _claim(integration, "customer", external_id, version, exists)
+    if verdict != "apply":
+        return Upserted(False, "stale" if verdict == "stale" else "same_version", record.version)
+    Customer.objects.update_or_create(
+        pk=external_id, defaults={"name": valid["name"], "phone": valid["phone"], "email": valid["email"]}
+    )
+    _record_version(
+        integration, record, "customer", external_id, version, {"default_address": valid["default_address"]}
+    )
+    return Upserted(True, "", version)
+
+
+def _product_upsert(integration: Integration, external_id: str, valid: dict, version: int) -> Upserted:
+    exists = Product.objects.filter(pk=external_id).exists()
+    record, verdict = _claim(integration, "product", external_id, version, exists)
+    if verdict != "apply":
+        return Upserted(False, "stale" if verdict == "stale" else "same_version", record.version)
+    product, _ = Product.objects.update_or_create(
+        pk=external_id, defaults={"name": valid["name"], "price": valid["price"]}
+    )
+    mapping = dict((record.data or {}).get("options", {})) if record else {}
+    # Labels are unique per product: free the labels being reassigned before writing the new ones.
+    wanted_labels = {o["name"] for o in valid["options"]}
+    for option_id, pk in mapping.items():
+        if option_id not in {o["option_id"] for o in valid["options"]}:
+            ProductOption.objects.filter(pk=pk, label__in=wanted_labels).update(label=f"~{pk}")
+    for option in valid["options"]:
+        pk = mapping.get(option["option_id"])
+        if pk is not None and ProductOption.objects.filter(pk=pk, product=product).exists():
+            ProductOption.objects.filter(product=product, label=option["name"]).exclude(pk=pk).update(label=f"~{pk}~")
+            ProductOption.objects.filter(pk=pk).update(label=option["name"], stock=option["stock"])
+        else:
+            row, _ = ProductOption.objects.update_or_create(
+                product=product, label=option["name"], defaults={"stock": option["stock"]}
+            )
+            mapping[option["option_id"]] = row.pk
+    _record_version(integration, record, "product", external_id, version, {"options": mapping})
+    return Upserted(True, "", version)
+
+
+def _order_upsert(integration: Integration, external_id: str, valid: dict, version: int) -> Upserted:
+    exists = Order.objects.filter(pk=external_id).exists()
+    record, verdict = _claim(integration, "order", external_id, version, exists)
+    if verdict != "apply":
+        return Upserted(False, "stale" if verdict == "stale" else "same_version", record.version)
+    item = valid["items"][0]
+    errors: dict[str, list[str]] = {}
+    if _owned(integration, "customer", valid["customer_id"]) is None:
+        errors["customer_id"] = ["이 연동이 보낸 고객이 아닙니다. 고객을 먼저 보내 주세요."]
+    product_record = _owned(integration, "product", item["product_id"])
+    option_pk = (product_record.data or {}).get("options", {}).get(item["option_id"]) if product_record else None
+    if product_record is None:
+        errors["items"] = ["이 연동이 보낸 상품이 아닙니다. 상품을 먼저 보내 주세요."]
+    elif option_pk is None:
+        errors["items"] = [f"상품 {item['product_id']}에 옵션 {item['option_id']}이(가) 없습니다."]
+    if errors:
+        raise InvalidInput(errors)
+    Order.objects.update_or_create(
+        pk=external_id,
+        defaults={
+            "customer_id": valid["customer_id"],
+            "product_id": item["product_id"],
+            "option_id": option_pk,
+            "quantity": item["quantity"],
+            "amount": valid["amount"],
+            "status": valid["status"],
+            "shipping_address": valid["shipping_address"],
+            "ordered_at": valid["ordered_at"],
+            "shipped_at": valid["shipped_at"],
+            "delivered_at": valid["delivered_at"],
+        },
+    )
+    _record_version(integration, record, "order", external_id, version)
+    return Upserted(True, "", version)
+
+
+_UPSERTS = {"customer": _customer_upsert, "product": _product_upsert, "order": _order_upsert}
+
+
+def shop_import_line(*, integration: Integration, line: str, actor: Actor) -> Upserted:
+    """One JSONL line: {"type": "customer"|"product"|"order", "<type>_id": ..., ...the PUT body}."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput({"line": [f"JSON이 아닙니다: {exc.msg}"]}) from None
+    if not isinstance(obj, dict) or obj.get("type") not in SCHEMAS:
+        raise InvalidInput({"type": ["customer, product, order 중 하나여야 합니다."]})
+    kind = obj.pop("type")
+    external_id = str(obj.pop(f"{kind}_id", "") or "")
+    return shop_upsert(integration=integration, kind=kind, external_id=external_id, data=obj, actor=actor)
+
+
+# --- events out -----------------------------------------------------------------------------------
+
+
+def order_owner(order_id: str | None) -> Integration | None:
+    if not order_id:
+        return None
+    record = SyncRecord.objects.filter(kind="order", external_id=order_id).select_related("integration").first()
+    return record.integration if record else None
+
+
+def order_executed_externally(order_id: str) -> bool:
+    """The actions executor hook: a shop that is connected (active) and owns the order moves its money."""
+    return SyncRecord.objects.filter(kind="order", external_id=order_id, integration__active=True).exists()
+
+
+def _customer_owner(customer_id: str | None) -> Integration | None:
+    if not customer_id:
+        return None
+    record = SyncRecord.objects.filter(kind="customer", external_id=customer_id).select_related("integration").first()
+    return record.integration if record else None
+
+
+def shop_event_route(message: OutboxMessage) -> str:
+    """The outbox handler for `shop.event`: the event goes to the integration that owns the order (or the
+    customer); it becomes a ShopEvent (the feed) and, with a webhook URL, a delivery. Events about the
+    desk's own demo data go nowhere. Idempotent: the event id is the outbox row's."""
+    payload = message.payload
+    data = payload.get("data") or {}
+    owner = order_owner(data.get("order_id")) or _customer_owner(data.get("customer_id"))
+    key = message.dedupe_key.split(":", 1)[1]
+    with transaction.atomic():
+        if owner is not None and owner.active:
+            event, created = ShopEvent.objects.get_or_create(
+                event_id=f"evt_{message.pk}",
+                defaults={
+                    "integration": owner,
+                    "type": payload["type"],
+                    "data": data,
+                    "created_at": datetime.fromisoformat(payload["created_at"]),
+                },
+            )
+            if owner.webhook_url:
+                outbox_enqueue(topic=WEBHOOK_TOPIC, key=event.event_id, payload={"shop_event_id": event.pk})
+        outbox_done(topic=SHOP_EVENT_TOPIC, key=key)
+    return "routed" if owner is not None else "unrouted"
+
+
+def event_body(event: ShopEvent) -> bytes:
+    return json.dumps(
+        {"id": event.event_id, "type": event.type, "created_at": event.created_at.isoformat(), "data": event.data},
+        ensure_ascii=False,
+        separators=(",", ":"),
+    ).encode()
+
+
+def webhook_attempt(*, outbox_id: int) -> str:
+    """POST one event to its integration's webhook, signed. 2xx → the delivery is DONE; anything else → the
+    outbox retries with backoff and jitter (DEAD after CS_WEBHOOK_MAX_ATTEMPTS). Idempotent: a finished
+    delivery is not sent again (receivers still dedupe on X-CS-Event-Id: delivery is at least once)."""
+    message = OutboxMessage.objects.filter(pk=outbox_id, topic=WEBHOOK_TOPIC).first()
+    if message is None or message.status in (OutboxMessage.Status.DONE, OutboxMessage.Status.DEAD):
+        return "skipped"
+    event = ShopEvent.objects.select_related("integration").filter(pk=message.payload["shop_event_id"]).first()
+    key = message.dedupe_key.split(":", 1)[1]
+    if event is None or not event.integration.webhook_url:
+        outbox_done(topic=WEBHOOK_TOPIC, key=key)
+        return "skipped"
+    body = event_body(event)
+    header = policy.signature_header(integration_signing_secret(event.integration), body, t=int(time.time()))
+    request = urllib.request.Request(
+        event.integration.webhook_url,
+        data=body,
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "User-Agent": "cs-desk-webhook/1",
+            "X-CS-Event-Id": event.event_id,
+            "X-CS-Event-Type": event.type,
+            "X-CS-Signature": header,
+        },
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=float(settings.CS_WEBHOOK_TIMEOUT_S)) as response:
+            status = response.status
+    except urllib.error.HTTPError as exc:
+        status = exc.code
+    except (OSError, ValueError) as exc:
+        outbox_defer(message_id=outbox_id, error=type(exc).__name__)
+        log.warning("webhook.failed event_id=%s error=%s", event.event_id, type(exc).__name__)
+        return "failed"
+    if policy.webhook_success(status):
+        outbox_done(topic=WEBHOOK_TOPIC, key=key)
+        log.info("webhook.delivered event_id=%s type=%s status=%d", event.event_id, event.type, status)
+        return "delivered"
+    outbox_defer(message_id=outbox_id, error=f"http_{status}")
+    log.warning("webhook.failed event_id=%s status=%d", event.event_id, status)
+    return "failed"
+
+
+def webhook_replay(*, event: ShopEvent, actor: Actor) -> OutboxMessage:
+    """Send again from the start (attempts reset): the admin's replay of a DEAD (or any) delivery."""
+    message = outbox_request(topic=WEBHOOK_TOPIC, key=event.event_id, payload={"shop_event_id": event.pk})
+    log.info("webhook.replay event_id=%s actor=%s", event.event_id, actor.type)
+    return message
+
+
+def webhook_delivery_status(event: ShopEvent) -> OutboxMessage | None:
+    return OutboxMessage.objects.filter(dedupe_key=f"{WEBHOOK_TOPIC}:{event.event_id}"[:200]).first()
+
+
+def event_list(*, integration: Integration, after: str | None, limit: int) -> list[ShopEvent]:
+    integration_require_scope(integration, Integration.Scope.EVENTS_READ)
+    queryset = ShopEvent.objects.filter(integration=integration)
+    if after:
+        cursor = ShopEvent.objects.filter(integration=integration, event_id=after).values_list("pk", flat=True).first()
+        if cursor is None:
+            raise NotFound(f"이벤트 '{after}'을(를) 찾을 수 없습니다.")
+        queryset = queryset.filter(pk__gt=cursor)
+    return list(queryset.order_by("pk")[:limit])
+
+
+# --- results in -----------------------------------------------------------------------------------
+
+
+def action_result_report(
+    *, integration: Integration, action_id: str, ok: bool, external_ref: str, amount=None, message: str = ""
+) -> tuple[ActionRecord, bool]:
+    """The shop's report on a refund/cancel it carried out. Only for orders this integration owns."""
+    integration_require_scope(integration, Integration.Scope.ACTIONS_REPORT)
+    pk = parse_number("A", action_id)
+    order_id = ActionRecord.objects.filter(pk=pk).values_list("order_id", flat=True).first() if pk else None
+    if order_id is None or _owned(integration, "order", order_id) is None:
+        raise NotFound(f"처리번호 '{action_id}'을(를) 찾을 수 없습니다.")
+    return action_result_record(
+        number=action_id,
+        ok=ok,
+        external_ref=external_ref,
+        amount=amount,
+        message=message,
+        actor=Actor.system(f"shop:{integration.name}"),
+    )
+
+
+def origin_allowed_for(integration_name: str, origin: str) -> bool:
+    integration = Integration.objects.filter(name=str(integration_name), active=True).first()
+    return integration is not None and policy.origin_allowed(origin, integration.allowed_origins)
+
+
+def origin_allowed_anywhere(origin: str) -> bool:
+    return any(
+        policy.origin_allowed(origin, origins)
+        for origins in Integration.objects.filter(active=True).values_list("allowed_origins", flat=True)
+    )
+
+
+# --- customers arrive signed in -------------------------------------------------------------------
+
+
+def shop_session_open(*, integration_name: str, customer_id: str, expires_at: int, signature: str):
+    """Exchange a shop-signed (customer_id, expires_at) for a customer token. Refused: an unknown or inactive
+    integration, a wrong signature, an expiry in the past or too far ahead, a signature already used, a
+    customer this integration does not own. Returns (AuthToken, key)."""
+    integration = Integration.objects.filter(name=integration_name, active=True).first()
+    refused = PermissionDenied("쇼핑몰 로그인 정보를 확인할 수 없습니다.", code="shop_session_refused")
+    if integration is None or not isinstance(signature, str):
+        raise refused
+    secret = integration_signing_secret(integration)
+    if not policy.session_signature_ok(secret, customer_id, expires_at, signature):
+        raise refused
+    now = int(time.time())
+    if expires_at <= now or expires_at > now + int(settings.CS_SHOP_SESSION_MAX_AHEAD_S):
+        raise refused
+    if _owned(integration, "customer", customer_id) is None:
+        raise refused
+    with transaction.atomic():
+        ShopSessionUse.objects.filter(expires_at__lt=timezone.now()).delete()
+        try:
+            with transaction.atomic():
+                ShopSessionUse.objects.create(
+                    integration=integration,
+                    signature=signature.lower(),
+                    expires_at=datetime.fromtimestamp(expires_at, tz=UTC),
+                )
+        except IntegrityError:
+            raise refused from None
+        customer = Customer.objects.select_for_update().get(pk=customer_id)
+        if customer.user is None:
+            User = get_user_model()
+            user, _ = User.objects.get_or_create(username=f"shop-{integration.pk}-{customer_id}")
+            user.set_unusable_password()
+            user.save()
+            customer.user = user
+            customer.save(update_fields=["user"])
+        token, key = token_issue(user=customer.user, actor=customer.user)
+    log.info("shop_session.opened integration=%s", integration.name)
+    return token, key

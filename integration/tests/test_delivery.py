@@ -1,0 +1,294 @@
+"""Events flow out through the outbox to a real HTTP receiver (the reference shop on loopback), and the
+shop's result flows back. Embedded mode: delivery runs in-process after the commit."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from actions.models import ActionRecord
+from actions.services import action_decide, address_change, refund_request
+from common import outbox
+from common.actors import Actor
+from common.models import OutboxMessage
+from integration.models import ShopEvent
+from integration.services import WEBHOOK_TOPIC, shop_event_route
+from integration.simulator import ShopSimulator
+from integration.tasks import webhook_deliver_handler
+from integration.tests.factories import CUSTOMER_ID, ORDER_ID, make_integration, seed_shop
+from orders.models import Customer, Order
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def connected(shop, settings):
+    """A shop with a webhook at a live loopback receiver, and its data imported."""
+    settings.CS_OUTBOX_BACKOFF_BASE_S = 10
+    settings.CS_WEBHOOK_MAX_ATTEMPTS = 3
+    simulator = ShopSimulator(signing_secret="")
+    simulator.start()
+    issued = make_integration(webhook_url=simulator.url)
+    simulator.signing_secret = issued.signing_secret
+    simulator.api_key = issued.api_key
+    seed_shop(issued)
+    yield issued, simulator
+    simulator.stop()
+
+
+def _refund_pending() -> ActionRecord:
+    customer = Customer.objects.get(pk=CUSTOMER_ID)
+    return refund_request(
+        customer=customer,
+        order_id=ORDER_ID,
+        reason_category="DEFECT",
+        reason="밑창 불량",
+        actor=Actor.customer_agent(customer),
+    ).record
+
+
+def _webhook_row() -> OutboxMessage:
+    return OutboxMessage.objects.get(topic=WEBHOOK_TOPIC)
+
+
+def _make_due() -> None:
+    OutboxMessage.objects.filter(status="PENDING").update(next_attempt_at=timezone.now() - timedelta(seconds=1))
+
+
+def test_approval_sends_exactly_one_signed_refund_event_and_waits_for_the_shop(connected, operator_user):
+    issued, simulator = connected
+    record = _refund_pending()
+
+    decided = action_decide(number=record.number, approve=True, actor=operator_user)
+
+    assert decided.status == ActionRecord.Status.EXECUTING and decided.status_label == "처리중"
+    assert Order.objects.get(pk=ORDER_ID).status == "DELIVERED"  # the shop has not moved the money yet
+    [event] = simulator.of_type("action.refund_approved")
+    assert event.signature_ok and event.header_id_matches
+    assert event.body["data"] == {
+        "action_id": record.number,
+        "kind": "REFUND",
+        "status": "EXECUTING",
+        "order_id": ORDER_ID,
+        "customer_id": CUSTOMER_ID,
+        "amount": 59000,
+        "reason_category": "DEFECT",
+    }
+    assert set(event.body) == {"id", "type", "created_at", "data"}
+    assert len(simulator.received) == 1 and simulator.attempts == 1
+    assert _webhook_row().status == "DONE"
+
+
+def test_the_shops_success_report_makes_it_refunded_for_the_customer(connected, operator_user):
+    issued, simulator = connected
+    record = _refund_pending()
+    action_decide(number=record.number, approve=True, actor=operator_user)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.api_key}")
+
+    response = client.post(
+        f"/api/integration/actions/{record.number}/result/", {"ok": True, "external_ref": "PG-1"}, format="json"
+    )
+
+    assert response.status_code == 200 and response.json()["status_display"] == "환불완료"
+    record.refresh_from_db()
+    assert (record.status, record.refund_amount, record.detail["external_ref"]) == ("DONE", 59000, "PG-1")
+    assert Order.objects.get(pk=ORDER_ID).status == "RETURNED"
+    again = client.post(
+        f"/api/integration/actions/{record.number}/result/", {"ok": True, "external_ref": "PG-1"}, format="json"
+    )
+    assert again.status_code == 200 and again.json()["changed"] is False
+    assert record.events.filter(to_status="DONE").count() == 1
+
+
+def test_the_shops_failure_report_is_visible_and_nothing_is_refunded(connected, operator_user):
+    issued, simulator = connected
+    record = _refund_pending()
+    action_decide(number=record.number, approve=True, actor=operator_user)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.api_key}")
+
+    response = client.post(
+        f"/api/integration/actions/{record.number}/result/",
+        {"ok": False, "external_ref": "PG-2", "message": "카드사 거절"},
+        format="json",
+    )
+
+    assert response.json()["status_display"] == "처리실패"
+    record.refresh_from_db()
+    assert record.status == "FAILED" and Order.objects.get(pk=ORDER_ID).status == "DELIVERED"
+    # A later success for a FAILED record is refused: the operator decides what happens next.
+    late = client.post(
+        f"/api/integration/actions/{record.number}/result/", {"ok": True, "external_ref": "PG-3"}, format="json"
+    )
+    assert late.status_code == 409
+
+
+def test_another_integration_cannot_report_on_this_shops_action(connected, operator_user):
+    record = _refund_pending()
+    action_decide(number=record.number, approve=True, actor=operator_user)
+    other = make_integration("other")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {other.api_key}")
+    response = client.post(
+        f"/api/integration/actions/{record.number}/result/", {"ok": True, "external_ref": "X"}, format="json"
+    )
+    assert response.status_code == 404
+    record.refresh_from_db()
+    assert record.status == "EXECUTING"
+
+
+def test_receiver_down_for_a_while_is_retried_with_backoff_and_delivered_once(connected, operator_user):
+    issued, simulator = connected
+    simulator.down = True
+    record = _refund_pending()
+    action_decide(number=record.number, approve=True, actor=operator_user)
+
+    row = _webhook_row()
+    assert (row.status, row.attempts, row.last_error) == ("PENDING", 1, "http_503")
+    assert row.next_attempt_at > timezone.now() + timedelta(seconds=4)  # backoff, not a hot loop
+    assert outbox.outbox_sweep() == 0  # not due yet
+    _make_due()
+    outbox.outbox_sweep()
+    assert _webhook_row().attempts == 2 and simulator.received == []
+
+    simulator.down = False
+    _make_due()
+    outbox.outbox_sweep()
+
+    [event] = simulator.received
+    assert event.event_id == ShopEvent.objects.get(type="action.refund_approved").event_id
+    assert _webhook_row().status == "DONE" and simulator.attempts == 3
+    _make_due()
+    outbox.outbox_sweep()
+    assert len(simulator.received) == 1 and simulator.attempts == 3
+
+
+def test_always_failing_goes_dead_and_the_admin_replays_it(connected, operator_user, client):
+    issued, simulator = connected
+    simulator.down = True
+    record = _refund_pending()
+    action_decide(number=record.number, approve=True, actor=operator_user)
+    for _ in range(3):
+        _make_due()
+        outbox.outbox_sweep()
+    row = _webhook_row()
+    assert (row.status, row.attempts) == ("DEAD", 3)
+
+    simulator.down = False
+    admin = get_user_model().objects.filter(is_superuser=True).first()
+    client.force_login(admin)
+    event = ShopEvent.objects.get()
+    page = client.get("/admin/integration/shopevent/")
+    assert page.status_code == 200 and "포기" in page.content.decode()
+    response = client.post(
+        "/admin/integration/shopevent/", {"action": "replay", "_selected_action": [event.pk]}, follow=True
+    )
+
+    assert response.status_code == 200
+    [received] = simulator.received
+    assert received.event_id == event.event_id and received.signature_ok
+    assert _webhook_row().status == "DONE"
+
+
+def test_broker_down_at_commit_the_sweep_delivers_later(connected, operator_user):
+    issued, simulator = connected
+
+    def broker_down(message):
+        raise ConnectionError("redis down")
+
+    outbox.outbox_register(WEBHOOK_TOPIC, broker_down)
+    try:
+        record = _refund_pending()
+        decided = action_decide(number=record.number, approve=True, actor=operator_user)
+        assert decided.status == "EXECUTING"  # the approval itself is stored
+        assert _webhook_row().status == "PENDING" and _webhook_row().last_error == "ConnectionError"
+        assert simulator.received == []
+    finally:
+        outbox.outbox_register(WEBHOOK_TOPIC, webhook_deliver_handler, redeliver_after_s=300)
+    _make_due()
+    outbox.outbox_sweep()
+    [event] = simulator.received
+    assert event.type == "action.refund_approved" and _webhook_row().status == "DONE"
+
+
+def test_a_lost_route_is_redone_by_the_sweep(connected):
+    """The shop.event row itself (written with the change) survives a crash before routing."""
+    issued, simulator = connected
+    outbox.outbox_register("shop.event", lambda m: (_ for _ in ()).throw(ConnectionError("crash")))
+    try:
+        customer = Customer.objects.get(pk=CUSTOMER_ID)
+        Order.objects.filter(pk=ORDER_ID).update(status="PAID", delivered_at=None, shipped_at=None)
+        address_change(
+            customer=customer,
+            order_id=ORDER_ID,
+            new_address="서울시 마포구 양화로 45",
+            actor=Actor.customer_agent(customer),
+        )
+        assert not ShopEvent.objects.exists()
+    finally:
+        outbox.outbox_register("shop.event", shop_event_route)
+    _make_due()
+    outbox.outbox_sweep()
+    [event] = simulator.received
+    assert event.type == "action.address_changed" and event.body["data"]["new_address"] == "서울시 마포구 양화로 45"
+
+
+def test_rejection_is_an_event_too(connected, operator_user):
+    issued, simulator = connected
+    record = _refund_pending()
+    action_decide(number=record.number, approve=False, actor=operator_user, note="사진 확인 불가")
+    [event] = simulator.received
+    assert event.type == "action.rejected" and event.body["data"]["status"] == "REJECTED"
+
+
+def test_without_an_integration_the_demo_shop_executes_at_once_and_no_event_goes_out(shop, operator_user):
+    customer = Customer.objects.get(pk="C003")
+    record = refund_request(
+        customer=customer,
+        order_id="HR20260721001",
+        reason_category="DEFECT",
+        reason="불량",
+        actor=Actor.customer_agent(customer),
+    ).record
+    decided = action_decide(number=record.number, approve=True, actor=operator_user)
+    assert decided.status == "APPROVED" and Order.objects.get(pk="HR20260721001").status == "RETURNED"
+    assert not ShopEvent.objects.exists()
+    assert not OutboxMessage.objects.filter(topic="shop.event").exclude(status="DONE").exists()
+
+
+def test_events_feed_for_an_integration_without_webhook(shop, operator_user):
+    issued = make_integration("feedonly")
+    seed_shop(issued)
+    record = _refund_pending()
+    action_decide(number=record.number, approve=True, actor=operator_user)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.api_key}")
+
+    events = client.get("/api/integration/events/").json()["events"]
+    assert [e["type"] for e in events] == ["action.refund_approved"]
+    assert client.get(f"/api/integration/events/?after={events[0]['id']}").json() == {"events": []}
+    assert not OutboxMessage.objects.filter(topic=WEBHOOK_TOPIC).exists()
+
+
+def test_ticket_created_is_an_event(connected):
+    from tickets.models import Ticket
+    from tickets.services import ticket_create
+
+    issued, simulator = connected
+    customer = Customer.objects.get(pk=CUSTOMER_ID)
+    ticket_create(
+        customer=customer,
+        category="OTHER",
+        subject="문의",
+        body="배송 문의",
+        source=Ticket.Source.API,
+        author=None,
+        order=Order.objects.get(pk=ORDER_ID),
+    )
+    [event] = simulator.received
+    assert event.type == "ticket.created" and event.body["data"]["order_id"] == ORDER_ID
