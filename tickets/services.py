@@ -6,6 +6,7 @@ import uuid
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
+from common.errors import InvalidState
 from common.outbox import outbox_enqueue
 from orders.models import Customer, Order
 from tickets.models import Ticket, TicketMessage
@@ -50,6 +51,38 @@ def ticket_message_add(*, ticket: Ticket, body: str, author: AbstractBaseUser | 
         _draft_request(locked, message)
     log.info("ticket.customer_message ticket_id=%s message_id=%s", locked.number, message.pk)
     return message
+
+
+def ticket_reply_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser, close: bool = False) -> TicketMessage:
+    """An operator's reply, in their own words or a draft's: stored as an operator message with the operator,
+    and the ticket moves to 답변완료 (or 종료 with `close`). Callers check the text (the money-claim guard)
+    and the operator's permission; a closed ticket takes no reply (the customer opens a new one)."""
+    text = body.strip()[:BODY_MAX]
+    with transaction.atomic():
+        locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
+        if locked.status == Ticket.Status.CLOSED:
+            raise InvalidState("종료된 문의에는 답변할 수 없습니다.", code="ticket_closed")
+        message = TicketMessage.objects.create(
+            ticket=locked, author_type=TicketMessage.Author.OPERATOR, author=actor, body=text
+        )
+        locked.status = Ticket.Status.CLOSED if close else Ticket.Status.ANSWERED
+        locked.save(update_fields=["status", "updated_at"])
+    ticket.status = locked.status
+    log.info(
+        "ticket.operator_reply ticket_id=%s message_id=%s close=%s actor_id=%s",
+        locked.number,
+        message.pk,
+        close,
+        actor.pk,
+    )
+    return message
+
+
+def ticket_note_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser | None) -> TicketMessage:
+    """A system note on the ticket: operators read it, customers never do."""
+    return TicketMessage.objects.create(
+        ticket=ticket, author_type=TicketMessage.Author.SYSTEM, author=actor, body=body[:BODY_MAX]
+    )
 
 
 def ticket_create(
