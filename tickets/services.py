@@ -5,6 +5,7 @@ import uuid
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from common.errors import InvalidState
 from common.outbox import outbox_enqueue
@@ -76,6 +77,12 @@ def ticket_reply_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser, clos
         actor.pk,
     )
     return message
+
+
+def ticket_seen_by_customer(*, ticket: Ticket, actor: AbstractBaseUser | None) -> None:
+    """The customer opened the thread: the operator replies so far are read. Not an audited change (a read
+    receipt), so one UPDATE and no event row."""
+    Ticket.objects.filter(pk=ticket.pk).update(customer_seen_at=timezone.now())
 
 
 def ticket_note_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser | None) -> TicketMessage:
