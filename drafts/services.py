@@ -23,7 +23,7 @@ from drafts.locks import leases_held
 from drafts.models import DeadLetter, Draft, StageState
 from tickets.models import Tag, Ticket, TicketMessage
 from tickets.selectors import ticket_latest_customer_message_id, with_latest_customer_message
-from tickets.services import BODY_MAX, DRAFT_REQUESTED, ticket_note_add, ticket_reply_add
+from tickets.services import BODY_MAX, DRAFT_REQUESTED, ticket_note_add, ticket_reply_add, ticket_tags_add
 
 log = logging.getLogger(__name__)
 
@@ -109,9 +109,7 @@ def draft_apply(
         chosen = _tags_resolve(tags)
         ratio = policy.edit_ratio(original, final)
         now = timezone.now()
-        TicketMessage.objects.create(
-            ticket=draft.ticket, author_type=TicketMessage.Author.OPERATOR, author=actor, body=final
-        )
+        ticket_reply_add(ticket=draft.ticket, body=final, actor=actor)
         draft.status = Draft.Status.APPLIED
         draft.applied = Draft.Applied.UNCHANGED if final == original else Draft.Applied.EDITED
         draft.edit_ratio = ratio
@@ -128,10 +126,7 @@ def draft_apply(
             fields += ["override_reason", "override_by", "override_at", "override_holds", "claim_blockers"]
         draft.save(update_fields=fields)
         ticket = draft.ticket
-        ticket.status = Ticket.Status.ANSWERED
-        ticket.save(update_fields=["status", "updated_at"])
-        if chosen:
-            ticket.tags.add(*chosen)
+        ticket_tags_add(ticket=ticket, tags=chosen, actor=actor)
     if hold.code:
         log.warning(
             "draft.overridden draft_id=%s ticket_id=%s holds=%s claims=%d actor_id=%s",
@@ -163,8 +158,7 @@ def draft_reject(*, draft_id: int, actor: AbstractBaseUser, tags: Iterable[str] 
         draft.decided_by = actor
         draft.decided_at = timezone.now()
         draft.save(update_fields=["status", "decided_by", "decided_at"])
-        if chosen:
-            draft.ticket.tags.add(*chosen)
+        ticket_tags_add(ticket=draft.ticket, tags=chosen, actor=actor)
     log.info("draft.rejected draft_id=%s ticket_id=%s actor_id=%s", draft.pk, draft.ticket.number, actor.pk)
     return draft
 
@@ -212,6 +206,8 @@ def ticket_reply_send(
         )
     with transaction.atomic():
         ticket = Ticket.objects.select_for_update().get(pk=ticket_id)
+        if ticket.status == Ticket.Status.CLOSED:
+            raise InvalidState("종료된 문의에는 답변할 수 없습니다.", code="ticket_closed")
         chosen = _tags_resolve(tags)
         now = timezone.now()
         live = list(Draft.objects.select_for_update().filter(ticket=ticket, status=Draft.Status.GENERATED))
@@ -233,8 +229,7 @@ def ticket_reply_send(
                 body=f"예외 발송: 승인되지 않은 환불·취소 약속 {len(unsupported)}건을 알고 보냈습니다. 사유: {reason}",
                 actor=actor,
             )
-        if chosen:
-            ticket.tags.add(*chosen)
+        ticket_tags_add(ticket=ticket, tags=chosen, actor=actor)
     if unsupported:
         log.warning(
             "ticket.reply_overridden ticket_id=%s claims=%d actor_id=%s", ticket.number, len(unsupported), actor.pk

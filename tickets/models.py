@@ -2,6 +2,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from common.audit import AuditEvent
 from common.numbering import format_number
 
 
@@ -112,3 +113,28 @@ class TicketMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_author_type_display()}: {self.body[:30]}"
+
+
+class TicketEvent(AuditEvent):
+    """Audit trail of a ticket: one row per state change, written by `tickets.services` in the change's
+    transaction. The payload holds ids and before/after codes only (never message bodies)."""
+
+    class Type(models.TextChoices):
+        CREATED = "CREATED", "접수"
+        MESSAGE_ADDED = "MESSAGE_ADDED", "고객 메시지"
+        REPLIED = "REPLIED", "상담원 답변"
+        STATUS_CHANGED = "STATUS_CHANGED", "상태 변경"
+        REOPENED = "REOPENED", "재접수(고객 추가 문의)"
+        TAGS_CHANGED = "TAGS_CHANGED", "태그 변경"
+        EDITED = "EDITED", "정보 수정"
+
+    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="events", verbose_name="티켓")
+    type = models.CharField("구분", max_length=16, choices=Type.choices)
+
+    class Meta(AuditEvent.Meta):
+        verbose_name = "티켓 이력"
+        verbose_name_plural = "티켓 이력"
+        indexes = [models.Index(fields=["ticket", "id"], name="ticketevent_ticket")]
+
+    def __str__(self) -> str:
+        return f"{self.ticket_id} {self.get_type_display()}"

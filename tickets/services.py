@@ -7,10 +7,12 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from common.actors import Actor
+from common.audit import actor_fields
 from common.errors import InvalidState
 from common.outbox import outbox_enqueue
 from orders.models import Customer, Order
-from tickets.models import Ticket, TicketMessage
+from tickets.models import Tag, Ticket, TicketEvent, TicketMessage
 
 log = logging.getLogger(__name__)
 
@@ -38,58 +40,38 @@ def _draft_request(ticket: Ticket, message: TicketMessage) -> None:
     )
 
 
+def _event(ticket: Ticket, type: str, *, actor: Actor, **payload: object) -> TicketEvent:
+    return TicketEvent.objects.create(ticket=ticket, type=type, payload=payload, **actor_fields(actor))
+
+
+def _customer_actor(ticket_customer_id: str, author: AbstractBaseUser | None, source: str) -> Actor:
+    """Who wrote a customer-side message: the customer (directly or through the chat agent), or staff
+    filing it for them (`Source.STAFF`)."""
+    if source == Ticket.Source.STAFF:
+        who = author.get_username() if author is not None else "staff"
+        return Actor("STAFF", f"{who} → {ticket_customer_id}", author)
+    return Actor("CUSTOMER", ticket_customer_id, author)
+
+
 def ticket_message_add(*, ticket: Ticket, body: str, author: AbstractBaseUser | None) -> TicketMessage:
     """A customer follow-up on their ticket: stored, the ticket reopened, a new draft requested."""
     text = body.strip()[:BODY_MAX]
     with transaction.atomic():
         locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
+        actor = _customer_actor(locked.customer_id, author, "")
         message = TicketMessage.objects.create(
             ticket=locked, author_type=TicketMessage.Author.CUSTOMER, author=author, body=text
         )
+        before = locked.status
         if locked.status != Ticket.Status.OPEN:
             locked.status = Ticket.Status.OPEN
         locked.save(update_fields=["status", "updated_at"])
+        _event(locked, TicketEvent.Type.MESSAGE_ADDED, actor=actor, message_id=message.pk, author_type="CUSTOMER")
+        if before != locked.status:
+            _event(locked, TicketEvent.Type.REOPENED, actor=actor, before=before, after=locked.status)
         _draft_request(locked, message)
     log.info("ticket.customer_message ticket_id=%s message_id=%s", locked.number, message.pk)
     return message
-
-
-def ticket_reply_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser, close: bool = False) -> TicketMessage:
-    """An operator's reply, in their own words or a draft's: stored as an operator message with the operator,
-    and the ticket moves to 답변완료 (or 종료 with `close`). Callers check the text (the money-claim guard)
-    and the operator's permission; a closed ticket takes no reply (the customer opens a new one)."""
-    text = body.strip()[:BODY_MAX]
-    with transaction.atomic():
-        locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
-        if locked.status == Ticket.Status.CLOSED:
-            raise InvalidState("종료된 문의에는 답변할 수 없습니다.", code="ticket_closed")
-        message = TicketMessage.objects.create(
-            ticket=locked, author_type=TicketMessage.Author.OPERATOR, author=actor, body=text
-        )
-        locked.status = Ticket.Status.CLOSED if close else Ticket.Status.ANSWERED
-        locked.save(update_fields=["status", "updated_at"])
-    ticket.status = locked.status
-    log.info(
-        "ticket.operator_reply ticket_id=%s message_id=%s close=%s actor_id=%s",
-        locked.number,
-        message.pk,
-        close,
-        actor.pk,
-    )
-    return message
-
-
-def ticket_seen_by_customer(*, ticket: Ticket, actor: AbstractBaseUser | None) -> None:
-    """The customer opened the thread: the operator replies so far are read. Not an audited change (a read
-    receipt), so one UPDATE and no event row."""
-    Ticket.objects.filter(pk=ticket.pk).update(customer_seen_at=timezone.now())
-
-
-def ticket_note_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser | None) -> TicketMessage:
-    """A system note on the ticket: operators read it, customers never do."""
-    return TicketMessage.objects.create(
-        ticket=ticket, author_type=TicketMessage.Author.SYSTEM, author=actor, body=body[:BODY_MAX]
-    )
 
 
 def ticket_create(
@@ -119,6 +101,16 @@ def ticket_create(
             author_type=TicketMessage.Author.CUSTOMER,
             author=author,
             body=body[:BODY_MAX] or subject_text,
+        )
+        _event(
+            ticket,
+            TicketEvent.Type.CREATED,
+            actor=_customer_actor(customer.customer_id, author, source),
+            source=source,
+            category=ticket.category,
+            status=ticket.status,
+            order_id=order.pk if order is not None else None,
+            message_id=message.pk,
         )
         _draft_request(ticket, message)
     log.info("ticket.created ticket_id=%s source=%s category=%s", ticket.number, source, ticket.category)
@@ -161,3 +153,118 @@ def ticket_handoff_get_or_create(
             raise
         return existing, False
     return ticket, True
+
+
+# --- an operator's side -------------------------------------------------------------------------
+def _status_set(ticket: Ticket, status: str, *, actor: Actor) -> bool:
+    """Set the (locked) ticket's status and record it; False when it already was."""
+    if ticket.status == status:
+        return False
+    before = ticket.status
+    ticket.status = status
+    ticket.save(update_fields=["status", "updated_at"])
+    _event(ticket, TicketEvent.Type.STATUS_CHANGED, actor=actor, before=before, after=status)
+    return True
+
+
+def ticket_reply_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser, close: bool = False) -> TicketMessage:
+    """An operator's answer to the customer: stored as an OPERATOR message, the ticket moved to 답변완료
+    (or 종료 with `close`), one event per change, all in one transaction. The caller checks what the
+    text may say (the money-claim guard) and who may send it; this stores what was sent."""
+    text = body.strip()
+    if not text:
+        raise InvalidState("보낼 답변이 비어 있습니다.", code="empty_reply")
+    if len(text) > BODY_MAX:
+        raise InvalidState(f"답변은 {BODY_MAX:,}자를 넘을 수 없습니다.", code="reply_too_long")
+    who = Actor.operator(actor)
+    with transaction.atomic():
+        locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
+        message = TicketMessage.objects.create(
+            ticket=locked, author_type=TicketMessage.Author.OPERATOR, author=actor, body=text
+        )
+        _event(locked, TicketEvent.Type.REPLIED, actor=who, message_id=message.pk, close=close)
+        _status_set(locked, Ticket.Status.CLOSED if close else Ticket.Status.ANSWERED, actor=who)
+    ticket.status = locked.status
+    log.info(
+        "ticket.replied ticket_id=%s message_id=%s status=%s actor_id=%s",
+        locked.number,
+        message.pk,
+        locked.status,
+        actor.pk,
+    )
+    return message
+
+
+def ticket_seen_by_customer(*, ticket: Ticket, actor: AbstractBaseUser | None) -> None:
+    """The customer opened the thread: the operator replies so far are read. A read receipt, not a change of
+    the ticket's state, so one UPDATE and no event row."""
+    Ticket.objects.filter(pk=ticket.pk).update(customer_seen_at=timezone.now())
+
+
+def ticket_note_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser | None) -> TicketMessage:
+    """A system note on the ticket: operators read it, customers never do (customer_visible_messages)."""
+    return TicketMessage.objects.create(
+        ticket=ticket, author_type=TicketMessage.Author.SYSTEM, author=actor, body=body[:BODY_MAX]
+    )
+
+
+def ticket_status_change(*, ticket: Ticket, status: str, actor: AbstractBaseUser) -> bool:
+    """An operator moves a ticket to `status` (e.g. 종료). Returns False when it already was."""
+    if status not in Ticket.Status.values:
+        raise InvalidState(f"알 수 없는 티켓 상태입니다: {status}", code="invalid_status")
+    with transaction.atomic():
+        locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
+        changed = _status_set(locked, status, actor=Actor.operator(actor))
+    ticket.status = locked.status
+    if changed:
+        log.info("ticket.status_changed ticket_id=%s status=%s actor_id=%s", locked.number, status, actor.pk)
+    return changed
+
+
+def ticket_tags_add(*, ticket: Ticket, tags: list[Tag], actor: AbstractBaseUser) -> list[str]:
+    """Add operator-chosen tags; records the names added (none: no event). Returns the names added."""
+    if not tags:
+        return []
+    with transaction.atomic():
+        locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
+        before = sorted(locked.tags.values_list("name", flat=True))
+        added = sorted({t.name for t in tags} - set(before))
+        if added:
+            locked.tags.add(*[t for t in tags if t.name in added])
+            _event(
+                locked,
+                TicketEvent.Type.TAGS_CHANGED,
+                actor=Actor.operator(actor),
+                before=before,
+                after=sorted({*before, *added}),
+            )
+    return added
+
+
+def ticket_edit(*, ticket: Ticket, category: str, subject: str, tags: list[Tag], actor: AbstractBaseUser) -> list[str]:
+    """An operator corrects the filing (category, subject) or the tags in the admin. One event per kind of
+    change; returns the names of the fields changed."""
+    who = Actor.operator(actor)
+    changed: list[str] = []
+    with transaction.atomic():
+        locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
+        edits = {}
+        new_subject = " ".join(subject.split())[:SUBJECT_MAX] or locked.subject
+        if category != locked.category:
+            edits["category"] = {"before": locked.category, "after": category}
+            locked.category = category
+        if new_subject != locked.subject:
+            # The subject is the customer's words: record that it changed, not the text.
+            edits["subject"] = {"changed": True}
+            locked.subject = new_subject
+        if edits:
+            locked.save(update_fields=["category", "subject", "updated_at"])
+            _event(locked, TicketEvent.Type.EDITED, actor=who, **edits)
+            changed += list(edits)
+        before = sorted(locked.tags.values_list("name", flat=True))
+        after = sorted({t.name for t in tags})
+        if before != after:
+            locked.tags.set(tags)
+            _event(locked, TicketEvent.Type.TAGS_CHANGED, actor=who, before=before, after=after)
+            changed.append("tags")
+    return changed

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tickets', '0003_ticket_chat_conversation_handoff'),
+        ('tickets', '0004_ticket_event'),
     ]
 
     operations = [
