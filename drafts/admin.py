@@ -175,6 +175,10 @@ class TicketReviewAdmin(TicketAdmin):
             and ticket.status != Ticket.Status.CLOSED
             and not live,
             "reply_initial": kept_reply or "",
+            # A chat handoff links back to its conversation (the transcript is also a system note above).
+            "chat_conversation_url": reverse("admin:chat_conversation_change", args=[ticket.chat_conversation_id])
+            if ticket.chat_conversation_id and user.has_perm("chat.view_conversation")
+            else "",
         }
         return super().change_view(request, object_id, form_url, extra)
 
