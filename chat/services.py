@@ -221,7 +221,10 @@ def _model_failed(
             body=customer_message.content,
             source=Ticket.Source.CHAT_FAILURE,
             author=customer.user,
-            transcript=conversation_transcript(conversation_id=conversation.pk),
+            # The earlier conversation, if any: a first message is already the ticket's own body.
+            transcript=conversation_transcript(conversation_id=conversation.pk)
+            if conversation.messages.exclude(pk=customer_message.pk).exists()
+            else "",
         )
         if not created:
             ticket_message_add(ticket=ticket, body=customer_message.content, author=customer.user)
