@@ -2,6 +2,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from common.audit import ActorType
 from common.numbering import format_number
 
 
@@ -108,11 +109,7 @@ class ActionRecord(models.Model):
 class ActionEvent(models.Model):
     """Audit trail: one row per state change, written in the same transaction as the change."""
 
-    class ActorType(models.TextChoices):
-        CUSTOMER = "CUSTOMER", "고객(에이전트)"
-        STAFF = "STAFF", "상담원 대리"
-        OPERATOR = "OPERATOR", "상담원"
-        SYSTEM = "SYSTEM", "시스템"
+    ActorType = ActorType  # the one actor vocabulary (common.audit)
 
     record = models.ForeignKey(ActionRecord, on_delete=models.CASCADE, related_name="events", verbose_name="처리 기록")
     actor_type = models.CharField("행위자 구분", max_length=10, choices=ActorType.choices)

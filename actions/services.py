@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from actions import policy
@@ -20,6 +19,7 @@ from common.clock import today
 from common.errors import NotFound, PermissionDenied
 from common.numbering import parse_number
 from orders.models import Customer, Order, ProductOption
+from orders.services import order_address_change, order_cancel, order_return, stock_reserve
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +59,6 @@ def address_change(*, customer: Customer, order_id: str, new_address: object, ac
         old_address = order.shipping_address
         if address == old_address:
             raise Refused("이미 그 주소로 배송될 예정입니다.", status=order.status)
-        order.shipping_address = address
-        order.save(update_fields=["shipping_address"])
         record = ActionRecord.objects.create(
             customer=customer,
             order=order,
@@ -70,6 +68,7 @@ def address_change(*, customer: Customer, order_id: str, new_address: object, ac
             detail={"new_address": address, "old_address": old_address},
             summary=f"{order.product.name} 배송지를 '{address}'(으)로 변경",
         )
+        order_address_change(order=order, address=address, actor=actor, reference=record.number)
         _event(record, actor=actor, from_status="", to_status=record.status)
     log.info("action.address_changed action_id=%s order_id=%s actor=%s", record.number, order.pk, actor.type)
     return record
@@ -113,8 +112,7 @@ def exchange_request(
         try:
             with transaction.atomic():
                 # Conditional decrement: the database, not a read-then-write, decides who gets the last unit.
-                reserved = ProductOption.objects.filter(pk=option.pk, stock__gte=1).update(stock=F("stock") - 1)
-                if not reserved:
+                if not stock_reserve(order=order, option=option, actor=actor):
                     raise Refused(
                         f"'{option.label}' 옵션은 재고가 없어 교환을 접수할 수 없습니다.", status=order.status
                     )
@@ -244,12 +242,9 @@ def action_decide(*, number: str | int, approve: bool, actor: AbstractBaseUser, 
                 raise NotApprovable(check.reason)
             order_before = order.status
             if record.kind == ActionRecord.Kind.CANCEL:
-                order.status = Order.Status.CANCELLED
-                # Cancelled before shipping: the units go back on the shelf.
-                ProductOption.objects.filter(pk=order.option_id).update(stock=F("stock") + order.quantity)
+                order_cancel(order=order, actor=who, reference=record.number)
             else:
-                order.status = Order.Status.RETURNED
-            order.save(update_fields=["status"])
+                order_return(order=order, actor=who, reference=record.number)
             record.status = ActionRecord.Status.APPROVED
             record.refund_amount = order.amount
             event_note = (

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Actor:
-    type: str  # ActionEvent.ActorType value
+    type: str  # common.audit.ActorType value
     label: str
     user: AbstractBaseUser | None = None
 

@@ -14,7 +14,7 @@ from common.errors import DomainError
 from common.numbering import parse_number
 from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION
 from drafts.guard import draft_hold_for
-from drafts.models import DeadLetter, Draft, StageState
+from drafts.models import DeadLetter, Draft, DraftEvent, StageState
 from drafts.selectors import (
     citations_resolve,
     citations_with_text,
@@ -23,7 +23,7 @@ from drafts.selectors import (
     ticket_drafts,
 )
 from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject, drafts_regenerate, ticket_reply_send
-from tickets.admin import TicketAdmin
+from tickets.admin import TicketAdmin, event_change_display
 from tickets.models import Tag, Ticket
 
 SCORE_LABELS = {
@@ -276,6 +276,28 @@ admin.site.unregister(Ticket)
 admin.site.register(Ticket, TicketReviewAdmin)
 
 
+class DraftEventInline(admin.TabularInline):
+    """이력: the draft's status changes and who made them, read-only."""
+
+    model = DraftEvent
+    verbose_name = "이력"
+    verbose_name_plural = "이력"
+    extra = 0
+    can_delete = False
+    fields = ("created_at", "type", "actor_label", "change")
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="변경 내용")
+    def change(self, obj: DraftEvent) -> str:
+        return event_change_display(obj, dict(Draft.Status.choices))
+
+
 @admin.register(Draft)
 class DraftAdmin(ReadOnlyAdmin):
     """All drafts, read-only. Decisions are made on the ticket page, where the conversation is."""
@@ -298,6 +320,7 @@ class DraftAdmin(ReadOnlyAdmin):
     list_select_related = ("ticket", "decided_by")
     search_fields = ("=ticket__id",)
     show_full_result_count = False
+    inlines = [DraftEventInline]
 
     def get_exclude(self, request, obj=None):
         # The diagnosis is read from service events: shown only to those who may read them.

@@ -2,6 +2,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from common.audit import AuditEvent
+
 
 class StageState(models.TextChoices):
     PENDING = "PENDING", "대기"
@@ -157,6 +159,31 @@ class Draft(models.Model):
     @property
     def is_unfinished(self) -> bool:
         return self.status == self.Status.PREPARING or StageState.PENDING in self.stage_states
+
+
+class DraftEvent(AuditEvent):
+    """Audit trail of a draft's status: one row per change, written in the change's transaction by the
+    pipeline (actor: system), the sweep (system) or an operator's decision."""
+
+    class Type(models.TextChoices):
+        CREATED = "CREATED", "생성 시작"
+        GENERATED = "GENERATED", "초안 생성"
+        FAILED = "FAILED", "생성 실패"
+        SUPERSEDED = "SUPERSEDED", "대체됨"
+        APPLIED = "APPLIED", "적용(발송)"
+        REJECTED = "REJECTED", "반려"
+        OVERRIDDEN = "OVERRIDDEN", "보류 무시 발송"
+
+    draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="events", verbose_name="초안")
+    type = models.CharField("구분", max_length=12, choices=Type.choices)
+
+    class Meta(AuditEvent.Meta):
+        verbose_name = "초안 이력"
+        verbose_name_plural = "초안 이력"
+        indexes = [models.Index(fields=["draft", "id"], name="draftevent_draft")]
+
+    def __str__(self) -> str:
+        return f"D{self.draft_id} {self.get_type_display()}"
 
 
 class TicketLease(models.Model):

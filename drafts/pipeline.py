@@ -20,8 +20,9 @@ from drafts import prompts
 from drafts.context import context_prefetch, context_sources
 from drafts.guard import text_claim_blockers
 from drafts.locks import ticket_lease
-from drafts.models import Draft, StageState
+from drafts.models import Draft, DraftEvent, StageState
 from drafts.schemas import ConfidenceOutput, DraftOutput, QAOutput, TagsOutput
+from drafts.services import PIPELINE_ACTOR, draft_event, drafts_supersede
 from llm import client as llm
 from llm.errors import LLMError
 from tickets.models import Tag, Ticket, TicketMessage
@@ -61,19 +62,36 @@ def _fenced_write(run: Run, **fields) -> Draft:
         stale = draft.is_closed
         if not stale and ticket_latest_customer_message_id(run.ticket_id) != run.message_id:
             # Committed before raising: the older draft is visibly SUPERSEDED and never written.
+            before = draft.status
             draft.status = Draft.Status.SUPERSEDED
             draft.save(update_fields=["status"])
+            draft_event(
+                draft,
+                DraftEvent.Type.SUPERSEDED,
+                actor=PIPELINE_ACTOR,
+                before=before,
+                after=draft.status,
+                reason="newer_input",
+            )
             stale = True
         if not stale:
             if fields.get("status") == Draft.Status.GENERATED:
-                Draft.objects.filter(ticket_id=run.ticket_id, status=Draft.Status.GENERATED).exclude(
-                    pk=draft.pk
-                ).update(status=Draft.Status.SUPERSEDED)
+                drafts_supersede(
+                    where=Q(ticket_id=run.ticket_id, status=Draft.Status.GENERATED) & ~Q(pk=draft.pk),
+                    actor=PIPELINE_ACTOR,
+                    reason="newer_draft",
+                )
             if "errors" in fields:
                 fields["errors"] = {**draft.errors, **fields["errors"]}
+            before = draft.status
             for name, value in fields.items():
                 setattr(draft, name, value)
             draft.save(update_fields=list(fields))
+            if "status" in fields and draft.status != before and draft.status in DraftEvent.Type.values:
+                payload = {"before": before, "after": draft.status, "attempt": draft.attempts}
+                if draft.status == Draft.Status.FAILED:
+                    payload["errors"] = draft.errors  # error class names per stage, no text
+                draft_event(draft, draft.status, actor=PIPELINE_ACTOR, **payload)
     if stale:
         raise Stale
     return draft
@@ -251,9 +269,19 @@ def _stage_diagnosis(run: Run, snapshot: list[dict]) -> dict | None:
 
 # --- the run -----------------------------------------------------------------------------------
 def _claim(ticket: Ticket, message: TicketMessage, *, retry_failed: bool) -> Draft | None:
-    draft, created = Draft.objects.get_or_create(
-        ticket=ticket, source_message=message, defaults={"input_at": message.created_at}
-    )
+    with transaction.atomic():
+        draft, created = Draft.objects.get_or_create(
+            ticket=ticket, source_message=message, defaults={"input_at": message.created_at}
+        )
+        if created:
+            draft_event(
+                draft,
+                DraftEvent.Type.CREATED,
+                actor=PIPELINE_ACTOR,
+                after=draft.status,
+                ticket_id=ticket.pk,
+                message_id=message.pk,
+            )
     if not created and (draft.is_closed or not (draft.is_unfinished or (retry_failed and draft.has_failure))):
         return None
     draft.attempts += 1
@@ -281,9 +309,11 @@ def draft_generate(*, ticket_id: int, message_id: int, retry_failed: bool = Fals
                 return "stale"  # nothing to wait for: a newer input has its own request
             raise LeaseBusy(ticket_id, lease.remaining_s)
         if ticket_latest_customer_message_id(ticket_id) != message_id:
-            Draft.objects.filter(
-                ticket_id=ticket_id, source_message_id=message_id, status=Draft.Status.PREPARING
-            ).update(status=Draft.Status.SUPERSEDED)
+            drafts_supersede(
+                where=Q(ticket_id=ticket_id, source_message_id=message_id, status=Draft.Status.PREPARING),
+                actor=PIPELINE_ACTOR,
+                reason="newer_input",
+            )
             return "stale"
         draft = _claim(message.ticket, message, retry_failed=retry_failed)
         if draft is None:

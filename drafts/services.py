@@ -15,12 +15,14 @@ from django.utils import timezone
 
 from actions.claims import find_money_claims
 from actions.selectors import money_claims_unsupported
+from common.actors import Actor
+from common.audit import actor_fields
 from common.errors import InvalidState, NotFound, PermissionDenied
 from common.outbox import OutboxMessage, outbox_dispatch, outbox_done, outbox_request
 from drafts import policy
 from drafts.guard import draft_hold_for
 from drafts.locks import leases_held
-from drafts.models import DeadLetter, Draft, StageState
+from drafts.models import DeadLetter, Draft, DraftEvent, StageState
 from tickets.models import Tag, Ticket, TicketMessage
 from tickets.selectors import ticket_latest_customer_message_id, with_latest_customer_message
 from tickets.services import BODY_MAX, DRAFT_REQUESTED, ticket_note_add, ticket_reply_add, ticket_tags_add
@@ -28,6 +30,37 @@ from tickets.services import BODY_MAX, DRAFT_REQUESTED, ticket_note_add, ticket_
 log = logging.getLogger(__name__)
 
 REVIEW_PERMISSION = "drafts.review"
+# Who changes a draft when no person does.
+PIPELINE_ACTOR = Actor("SYSTEM", "AI 초안 파이프라인")
+SWEEP_ACTOR = Actor("SYSTEM", "자동 정리(sweep)")
+
+
+def draft_event(draft: Draft | int, type: str, *, actor: Actor, **payload: object) -> DraftEvent:
+    """One audit row; call it inside the transaction that makes the change."""
+    draft_id = draft if isinstance(draft, int) else draft.pk
+    return DraftEvent.objects.create(draft_id=draft_id, type=type, payload=payload, **actor_fields(actor))
+
+
+def drafts_supersede(*, where: Q, actor: Actor, reason: str) -> list[int]:
+    """Mark the drafts matching `where` SUPERSEDED, one event per draft, in one transaction: the rows are
+    locked and read once, changed by one UPDATE and recorded by one bulk INSERT (three statements, however
+    many drafts). Returns the ids changed."""
+    with transaction.atomic():
+        rows = list(Draft.objects.select_for_update().filter(where).values_list("pk", "status"))
+        if not rows:
+            return []
+        Draft.objects.filter(pk__in=[pk for pk, _ in rows]).update(status=Draft.Status.SUPERSEDED)
+        fields = actor_fields(actor)
+        DraftEvent.objects.bulk_create(
+            DraftEvent(
+                draft_id=pk,
+                type=DraftEvent.Type.SUPERSEDED,
+                payload={"before": status, "after": Draft.Status.SUPERSEDED, "reason": reason},
+                **fields,
+            )
+            for pk, status in rows
+        )
+    return [pk for pk, _ in rows]
 
 
 def _require_reviewer(actor: AbstractBaseUser | None) -> None:
@@ -125,6 +158,19 @@ def draft_apply(
             draft.claim_blockers = [*draft.claim_blockers, *(c.as_blocker(field="final_body") for c in held_claims)]
             fields += ["override_reason", "override_by", "override_at", "override_holds", "claim_blockers"]
         draft.save(update_fields=fields)
+        who = Actor.operator(actor)
+        draft_event(
+            draft,
+            DraftEvent.Type.APPLIED,
+            actor=who,
+            before=Draft.Status.GENERATED,
+            after=Draft.Status.APPLIED,
+            applied=draft.applied,
+            edit_ratio=round(ratio, 4),
+            tags=[t.name for t in chosen],
+        )
+        if hold.code:
+            draft_event(draft, DraftEvent.Type.OVERRIDDEN, actor=who, holds=list(hold.holds), claims=len(held_claims))
         ticket = draft.ticket
         ticket_tags_add(ticket=ticket, tags=chosen, actor=actor)
     if hold.code:
@@ -158,6 +204,14 @@ def draft_reject(*, draft_id: int, actor: AbstractBaseUser, tags: Iterable[str] 
         draft.decided_by = actor
         draft.decided_at = timezone.now()
         draft.save(update_fields=["status", "decided_by", "decided_at"])
+        draft_event(
+            draft,
+            DraftEvent.Type.REJECTED,
+            actor=Actor.operator(actor),
+            before=Draft.Status.GENERATED,
+            after=Draft.Status.REJECTED,
+            tags=[t.name for t in chosen],
+        )
         ticket_tags_add(ticket=draft.ticket, tags=chosen, actor=actor)
     log.info("draft.rejected draft_id=%s ticket_id=%s actor_id=%s", draft.pk, draft.ticket.number, actor.pk)
     return draft
@@ -216,6 +270,14 @@ def ticket_reply_send(
             draft.decided_by = actor
             draft.decided_at = now
             draft.save(update_fields=["status", "decided_by", "decided_at"])
+            draft_event(
+                draft,
+                DraftEvent.Type.REJECTED,
+                actor=Actor.operator(actor),
+                before=Draft.Status.GENERATED,
+                after=Draft.Status.REJECTED,
+                reason="own_reply",
+            )
         message = ticket_reply_add(ticket=ticket, body=text, actor=actor, close=close)
         if live:
             ticket_note_add(
@@ -429,7 +491,8 @@ def drafts_tidy_superseded() -> tuple[int, int]:
     )
     superseded = 0
     for pk, ticket_id, status in stale:
-        if Draft.objects.filter(pk=pk, status=status).update(status=Draft.Status.SUPERSEDED):
+        # One short transaction per draft, conditional on the status read: a draft that moved on is left alone.
+        if drafts_supersede(where=Q(pk=pk, status=status), actor=SWEEP_ACTOR, reason="newer_input"):
             superseded += 1
             log.info("draft.superseded_by_sweep draft_id=%s ticket_id=%s was=%s", pk, ticket_id, status)
     letters = list(

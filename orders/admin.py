@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from common.admin import ReadOnlyAdmin
-from orders.models import Customer, Order, Product, ProductOption
+from orders.models import Customer, Order, OrderEvent, Product, ProductOption
 
 
 @admin.register(Customer)
@@ -40,6 +40,38 @@ class ProductOptionAdmin(admin.ModelAdmin):
     search_fields = ("product__name", "label")
 
 
+class OrderEventInline(admin.TabularInline):
+    """주문 이력: status, address and stock changes with who made them, read-only."""
+
+    model = OrderEvent
+    verbose_name = "주문 이력"
+    verbose_name_plural = "주문 이력"
+    extra = 0
+    can_delete = False
+    fields = ("created_at", "type", "actor_label", "change")
+    readonly_fields = fields
+    ordering = ("-id",)
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="변경 내용")
+    def change(self, obj: OrderEvent) -> str:
+        payload = dict(obj.payload or {})
+        labels = dict(Order.Status.choices)
+        parts = []
+        if "before" in payload:
+            parts.append(f"{labels.get(payload.pop('before'), '-')} → {labels.get(payload.pop('after', ''), '-')}")
+        if "quantity" in payload:
+            parts.append(f"옵션 {payload.pop('option_id', '-')} · {payload.pop('quantity')}개")
+        if payload.get("reference"):
+            parts.append(f"처리번호 {payload['reference']}")
+        return " · ".join(parts)
+
+
 @admin.register(Order)
 class OrderAdmin(ReadOnlyAdmin):
     """Orders change only through services (tools, decisions); here they are browsed."""
@@ -50,3 +82,4 @@ class OrderAdmin(ReadOnlyAdmin):
     list_select_related = ("customer", "product", "option")
     show_full_result_count = False
     date_hierarchy = "ordered_at"
+    inlines = [OrderEventInline]

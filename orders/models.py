@@ -2,6 +2,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from common.audit import AuditEvent
+
 # The canonical public forms, ASCII only (URL converters and lookups check them before any query).
 ORDER_ID_PATTERN = r"HR[0-9]{11,18}"
 PRODUCT_ID_PATTERN = r"[A-Za-z0-9_-]{1,16}"
@@ -104,3 +106,26 @@ class Order(models.Model):
 
     def __str__(self) -> str:
         return self.order_id
+
+
+class OrderEvent(AuditEvent):
+    """Audit trail of an order (Saleor's OrderEvent): one row per change of status, address or stock held
+    for it, written by `orders.services` in the change's transaction. The payload holds codes, ids and
+    quantities; an address change records that it happened, not the address (the action record keeps it)."""
+
+    class Type(models.TextChoices):
+        STATUS_CHANGED = "STATUS_CHANGED", "주문상태 변경"
+        ADDRESS_CHANGED = "ADDRESS_CHANGED", "배송지 변경"
+        STOCK_RESERVED = "STOCK_RESERVED", "재고 예약"
+        STOCK_RELEASED = "STOCK_RELEASED", "재고 복원"
+
+    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="events", verbose_name="주문")
+    type = models.CharField("구분", max_length=16, choices=Type.choices)
+
+    class Meta(AuditEvent.Meta):
+        verbose_name = "주문 이력"
+        verbose_name_plural = "주문 이력"
+        indexes = [models.Index(fields=["order", "id"], name="orderevent_order")]
+
+    def __str__(self) -> str:
+        return f"{self.order_id} {self.get_type_display()}"

@@ -1,4 +1,8 @@
-"""Demo data: load the shop fixture, create demo logins, reset to the fixture's state."""
+"""Every change to an order (status, shipping address, stock held for it), each with its OrderEvent in the
+same transaction; and the demo data: load the shop fixture, create demo logins, reset to the fixture's state.
+
+Whether a change is allowed (windows, reasons) is the caller's policy (`actions.policy`); these functions
+apply it under a row lock and refuse only what can never be right (changing a finished order)."""
 
 from __future__ import annotations
 
@@ -12,8 +16,12 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.db import transaction
+from django.db.models import F
 
-from orders.models import Customer, Order, Product, ProductOption
+from common.actors import Actor
+from common.audit import actor_fields
+from common.errors import InvalidState
+from orders.models import Customer, Order, OrderEvent, Product, ProductOption
 
 log = logging.getLogger(__name__)
 
@@ -125,3 +133,84 @@ def demo_accounts_ensure(*, password: str) -> DemoAccounts:
         admin.set_password(password)
         admin.save()
     return accounts
+
+
+# --- order changes ---------------------------------------------------------------------------------
+FINISHED = (Order.Status.CANCELLED, Order.Status.RETURNED)
+
+
+def _event(order: Order, type: str, *, actor: Actor, **payload: object) -> OrderEvent:
+    return OrderEvent.objects.create(order=order, type=type, payload=payload, **actor_fields(actor))
+
+
+def _locked(order: Order) -> Order:
+    locked = Order.objects.select_for_update(of=("self",)).get(pk=order.pk)
+    if locked.status in FINISHED:
+        raise InvalidState(
+            f"주문 {locked.pk}은(는) 이미 '{locked.get_status_display()}' 상태입니다.", code="order_finished"
+        )
+    return locked
+
+
+def _status_set(order: Order, locked: Order, status: str, *, actor: Actor, reference: str) -> None:
+    before = locked.status
+    locked.status = status
+    locked.save(update_fields=["status"])
+    order.status = status
+    _event(locked, OrderEvent.Type.STATUS_CHANGED, actor=actor, before=before, after=status, reference=reference)
+
+
+def order_address_change(*, order: Order, address: str, actor: Actor, reference: str = "") -> None:
+    """Ship to `address` (already normalised and allowed by the caller). `reference`: the request's number."""
+    with transaction.atomic():
+        locked = _locked(order)
+        if locked.shipping_address == address:
+            return
+        locked.shipping_address = address
+        locked.save(update_fields=["shipping_address"])
+        order.shipping_address = address
+        _event(locked, OrderEvent.Type.ADDRESS_CHANGED, actor=actor, reference=reference)
+    log.info("order.address_changed order_id=%s actor=%s", order.pk, actor.type)
+
+
+def stock_reserve(*, order: Order, option: ProductOption, actor: Actor, quantity: int = 1) -> bool:
+    """Hold `quantity` units of `option` for `order` (an exchange). False when there are not enough: a
+    conditional decrement, so the database, not a read-then-write, decides who gets the last unit."""
+    with transaction.atomic():
+        reserved = ProductOption.objects.filter(pk=option.pk, stock__gte=quantity).update(stock=F("stock") - quantity)
+        if reserved:
+            _event(order, OrderEvent.Type.STOCK_RESERVED, actor=actor, option_id=option.pk, quantity=quantity)
+    return bool(reserved)
+
+
+def stock_release(*, order: Order, option_id: int, quantity: int, actor: Actor, reference: str = "") -> None:
+    """Put `quantity` units of an option back on the shelf for `order`."""
+    with transaction.atomic():
+        ProductOption.objects.filter(pk=option_id).update(stock=F("stock") + quantity)
+        _event(
+            order,
+            OrderEvent.Type.STOCK_RELEASED,
+            actor=actor,
+            option_id=option_id,
+            quantity=quantity,
+            reference=reference,
+        )
+
+
+def order_cancel(*, order: Order, actor: Actor, reference: str = "") -> None:
+    """취소완료: cancelled before shipping, so the ordered units go back on the shelf."""
+    with transaction.atomic():
+        locked = _locked(order)
+        _status_set(order, locked, Order.Status.CANCELLED, actor=actor, reference=reference)
+        stock_release(
+            order=locked, option_id=locked.option_id, quantity=locked.quantity, actor=actor, reference=reference
+        )
+    log.info("order.cancelled order_id=%s actor=%s", order.pk, actor.type)
+
+
+def order_return(*, order: Order, actor: Actor, reference: str = "") -> None:
+    """반품완료: a delivered order came back and is refunded."""
+    with transaction.atomic():
+        locked = _locked(order)
+        _status_set(order, locked, Order.Status.RETURNED, actor=actor, reference=reference)
+    log.info("order.returned order_id=%s actor=%s", order.pk, actor.type)

@@ -8,7 +8,9 @@ from actions.models import ActionEvent, ActionRecord
 from actions.services import action_decide
 from actions.tools import make_action_tools
 from common.errors import NotFound, PermissionDenied
+from common.tests.factories import operator_with
 from orders.models import Order, ProductOption
+from orders.tests.factories import OrderFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -80,9 +82,11 @@ def test_only_users_with_decide_permission(pending_refund):
     assert pending_refund.status == "PENDING"
 
 
-def test_done_records_and_unknown_numbers_are_not_decidable(c003, operator_user):
-    make_action_tools(c003).call(
-        "change_shipping_address", {"order_id": "HR20260726002", "new_address": "서울특별시 중구 세종대로 110"}
+def test_done_records_and_unknown_numbers_are_not_decidable():
+    order = OrderFactory()  # any paid order: the demo's ids are not the point
+    operator_user = operator_with("actions.decide")
+    make_action_tools(order.customer).call(
+        "change_shipping_address", {"order_id": order.pk, "new_address": "서울특별시 중구 세종대로 110"}
     )
     done = ActionRecord.objects.get()
     with pytest.raises(NotApprovable):
@@ -93,12 +97,13 @@ def test_done_records_and_unknown_numbers_are_not_decidable(c003, operator_user)
         action_decide(number="nonsense", approve=True, actor=operator_user)
 
 
-def test_action_numbers_come_from_the_database_id(c003):
-    tools = make_action_tools(c003)
-    tools.call("request_refund", {"order_id": "HR20260726002", "reason_category": "확인필요"})
+def test_action_numbers_come_from_the_database_id():
+    order = OrderFactory()
+    tools = make_action_tools(order.customer)
+    tools.call("request_refund", {"order_id": order.pk, "reason_category": "확인필요"})
     first = ActionRecord.objects.get()
     first.events.all().delete()
     ActionRecord.objects.all().delete()  # a count-based number would now repeat A00001
-    result = tools.call("request_refund", {"order_id": "HR20260726002", "reason_category": "확인필요"})
+    result = tools.call("request_refund", {"order_id": order.pk, "reason_category": "확인필요"})
     assert result["action_id"] != first.number
     assert result["action_id"] == f"A{ActionRecord.objects.get().pk:05d}"

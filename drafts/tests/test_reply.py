@@ -88,6 +88,7 @@ def test_an_own_reply_rejects_the_live_draft_with_a_note(staff_api, live_draft):
     assert _reply(staff_api, live_draft.ticket).status_code == 201
     draft = Draft.objects.get(pk=live_draft.pk)
     assert (draft.status, draft.decided_by.username) == ("REJECTED", "operator")
+    assert draft.events.filter(type="REJECTED", payload__reason="own_reply").count() == 1
     notes = TicketMessage.objects.filter(ticket=live_draft.ticket, author_type="SYSTEM").values_list("body", flat=True)
     assert any(f"D{draft.pk}" in n and "직접 답변" in n for n in notes)
     # The customer sees the reply, never the system notes.
