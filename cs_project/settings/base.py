@@ -208,6 +208,11 @@ CS_AI_FAILED_RETRY_MAX_S = int(env("CS_AI_FAILED_RETRY_MAX_S", "600"))
 CS_SWEEP_INTERVAL_S = env_float("CS_SWEEP_INTERVAL_S", 30.0)
 CS_SWEEP_GRACE_S = env_float("CS_SWEEP_GRACE_S", 90.0)
 CS_SWEEP_EMBEDDED = env_bool("CS_SWEEP_EMBEDDED", True)
+# Embedded mode: a served process dispatches committed outbox rows (the draft pipeline) on a background thread
+# after the response, not inside the customer's request (ops.background).
+CS_OUTBOX_BACKGROUND = env_bool("CS_OUTBOX_BACKGROUND", True)
+# Load the Korean analyser and the retrieval index when a server process starts (runserver, gunicorn).
+CS_WARM_UP_ON_START = env_bool("CS_WARM_UP_ON_START", True)
 CS_OUTBOX_MAX_ATTEMPTS = int(env("CS_OUTBOX_MAX_ATTEMPTS", "20"))
 CS_OUTBOX_BACKOFF_BASE_S = env_float("CS_OUTBOX_BACKOFF_BASE_S", 5.0)
 CS_OUTBOX_BACKOFF_MAX_S = env_float("CS_OUTBOX_BACKOFF_MAX_S", 300.0)
