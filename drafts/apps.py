@@ -1,5 +1,6 @@
 import logging
 import threading
+import time
 
 from django.apps import AppConfig
 
@@ -17,9 +18,11 @@ def _warm_up(**_kwargs) -> None:
     from knowledge.retrieval import retrieve
     from knowledge.tokenize import warm_up
 
+    started = time.perf_counter()
     try:
         warm_up()
         retrieve("배송")
+        log.info("drafts.warm_up_done seconds=%.2f", time.perf_counter() - started)
     except Exception as exc:  # a worker must start even when the index is not built yet
         log.warning("drafts.warm_up_failed error=%s", type(exc).__name__)
     finally:
