@@ -139,3 +139,55 @@ def test_customer_and_operator_answer_each_other(live_server, shop, offline_mode
             assert _in_thread(lambda: Ticket.objects.get(pk=ticket.pk).status) == "OPEN"
         finally:
             browser.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS.keys())
+def test_operator_approves_a_refund_from_the_record_page(live_server, shop, viewport):
+    try:
+        from playwright.sync_api import expect, sync_playwright
+    except ImportError:
+        sync_playwright = None
+    _require("the playwright package", sync_playwright is not None)
+    _require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
+    from actions.models import ActionRecord
+    from actions.services import refund_request
+    from common.actors import Actor
+    from orders.models import Customer
+
+    def make_request():
+        c003 = Customer.objects.get(pk="C003")
+        record = refund_request(
+            customer=c003,
+            order_id="HR20260721001",
+            reason="밑창이 떨어졌어요",
+            reason_category="DEFECT",
+            actor=Actor.customer_agent(c003),
+        ).record
+        return record.pk, record.number, f"{int(record.refund_amount or record.order.amount):,}원"
+
+    pk, number, amount = _in_thread(make_request)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_context(viewport=VIEWPORTS[viewport], locale="ko-KR").new_page()
+            page.goto(f"{live_server.url}/admin/login/?next=/admin/")
+            page.fill("#id_username", "operator")
+            page.fill("#id_password", "demo1234")
+            page.click("input[type=submit]")
+            expect(page.locator("#approval-queue-count")).to_have_text("1건")
+            page.click("#approval-queue-link a.section")
+            expect(page.locator("#result_list")).to_contain_text(number)
+            if viewport == "desktop":  # at 390 px Django's change list scrolls its own table sideways
+                _no_sideways_scroll(page)
+            page.click(f"#result_list a:text('{number}')")
+            page.click("#cs-approve")
+            expect(page.locator("#cs-confirm-text")).to_contain_text("HR20260721001")
+            expect(page.locator("#cs-confirm-text")).to_contain_text(amount)
+            _no_sideways_scroll(page)
+            page.screenshot(path=str(ARTIFACTS / f"loop-{viewport}-approve-confirm.png"), full_page=True)
+            page.click("#cs-confirm-button")
+            expect(page.locator(".messagelist")).to_contain_text(f"{number}을(를) 승인했습니다")
+            assert _in_thread(lambda: ActionRecord.objects.get(pk=pk).status) == "APPROVED"
+        finally:
+            browser.close()
