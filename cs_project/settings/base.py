@@ -141,8 +141,9 @@ AUTH_PASSWORD_VALIDATORS = [
 # `axes_reset_username <name>` or `axes_reset_ip <address>`.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "accounts.backends.CaseInsensitiveModelBackend",  # C003 and c003 are the same login
 ]
+AXES_USERNAME_CALLABLE = "accounts.backends.axes_username"
 AXES_FAILURE_LIMIT = int(env("CS_LOGIN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=env_float("CS_LOGIN_LOCKOUT_MINUTES", 15.0))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the limit locks

@@ -28,6 +28,7 @@
   var KEYS = {
     token: "csdesk.token",
     username: "csdesk.username",
+    displayName: "csdesk.displayName",
     // 대화 번호는 사용자별로 보관한다: 다른 계정으로 로그인하면 남의 대화를 복원하려 하지 않는다.
     conversation: function (username) {
       return "csdesk.conversation." + (username || "_");
@@ -398,8 +399,8 @@
     show(ui.loginView, false);
     show(ui.appView, true);
     show(ui.userBox, true);
-    var name = getUsername();
-    ui.userName.textContent = name ? name + " 님" : "";
+    var name = store.get(KEYS.displayName) || getUsername();
+    ui.userName.textContent = name ? name + " 님, 안녕하세요" : "";
     showError(ui.chatError, "");
     refreshSidebar();
     restoreConversation();
@@ -437,7 +438,9 @@
       .then(function (data) {
         if (!data || !data.token) throw new ApiError("http", 0, MSG.server, data);
         store.set(KEYS.token, data.token);
-        store.set(KEYS.username, username);
+        // 대화 보관 키는 소문자 아이디로 (C003과 c003은 같은 계정), 인사는 고객 이름으로.
+        store.set(KEYS.username, username.toLowerCase());
+        store.set(KEYS.displayName, data.display_name || username);
         ui.loginPassword.value = "";
         showApp();
       })
@@ -463,6 +466,7 @@
     clearConversationId();
     store.remove(KEYS.token);
     store.remove(KEYS.username);
+    store.remove(KEYS.displayName);
     resetAppView();
     setInboxBadge(0);
     show(ui.historyPanel, false);
