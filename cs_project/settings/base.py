@@ -161,6 +161,8 @@ CS_AUTH_TOKEN_TTL_HOURS = env_float("CS_AUTH_TOKEN_TTL_HOURS", 12.0)
 CS_AUTH_TOKENS_PER_USER = int(env("CS_AUTH_TOKENS_PER_USER", "10"))
 
 LANGUAGE_CODE = "ko-kr"
+# Our corrections to Django's Korean admin titles (locale/ko/LC_MESSAGES/django.po; `msgfmt` builds the .mo).
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "Asia/Seoul"
 USE_I18N = True
 USE_TZ = True
