@@ -34,6 +34,8 @@ class AuthLoginApi(APIView):
     class OutputSerializer(serializers.Serializer):
         token = serializers.CharField(help_text="`Authorization: Token <token>` 헤더에 넣습니다.")
         expires_at = serializers.DateTimeField(help_text="이 시각 이후에는 401: 다시 로그인해야 합니다.")
+        display_name = serializers.CharField(help_text="화면 인사에 쓰는 이름 (고객이면 고객 이름, 아니면 아이디)")
+        customer_id = serializers.CharField(allow_null=True, help_text="고객 계정이면 고객 ID (C003 …)")
 
     @extend_schema(
         request=InputSerializer,
@@ -63,7 +65,17 @@ class AuthLoginApi(APIView):
             raise DomainError("아이디 또는 비밀번호가 올바르지 않습니다.", code="invalid_credentials")
         token, key = token_issue(user=user, actor=user)
         expires_at = policy.token_expires_at(created_at=token.created_at, ttl=token_ttl())
-        return Response(self.OutputSerializer({"token": key, "expires_at": expires_at}).data)
+        customer = getattr(user, "customer", None)
+        return Response(
+            self.OutputSerializer(
+                {
+                    "token": key,
+                    "expires_at": expires_at,
+                    "display_name": customer.name if customer is not None else user.get_username(),
+                    "customer_id": customer.customer_id if customer is not None else None,
+                }
+            ).data
+        )
 
 
 class AuthLogoutApi(APIView):

@@ -2,6 +2,9 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.http import HttpRequest, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import ngettext
@@ -12,6 +15,7 @@ from actions.services import DECIDE_PERMISSION, action_decide
 from common.admin import ReadOnlyAdmin
 from common.clock import today
 from common.errors import DomainError
+from common.numbering import parse_number
 
 
 class ActionEventInline(admin.TabularInline):
@@ -23,6 +27,10 @@ class ActionEventInline(admin.TabularInline):
 
     def has_add_permission(self, request, obj=None):
         return False
+
+
+def _won(amount) -> str:
+    return "-" if amount is None else f"{int(amount):,}원"
 
 
 def _age(delta_seconds: float) -> str:
@@ -39,8 +47,10 @@ def _age(delta_seconds: float) -> str:
 class ActionRecordAdmin(ReadOnlyAdmin):
     """The approval queue. Opens on 승인대기; decisions go through `action_decide`, one row at a time."""
 
+    # 경과 second: the elapsed time is what the queue is about, and it stays on screen at 1280 px.
     list_display = (
         "number_display",
+        "age",
         "kind",
         "status_badge",
         "customer",
@@ -48,7 +58,6 @@ class ActionRecordAdmin(ReadOnlyAdmin):
         "amount_display",
         "reason_category",
         "days_since_delivery",
-        "age",
     )
     list_display_links = ("number_display",)
     list_filter = ("status", "kind", "reason_category")
@@ -75,6 +84,67 @@ class ActionRecordAdmin(ReadOnlyAdmin):
         "created_at",
     )
     readonly_fields = fields
+
+    change_form_template = "admin/actions/actionrecord/change_form.html"
+
+    def get_urls(self):
+        urls = [
+            path(
+                "<int:record_id>/decide/",
+                self.admin_site.admin_view(self.decide_view),
+                name="actions_actionrecord_decide",
+            )
+        ]
+        return urls + super().get_urls()
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        record = (
+            ActionRecord.objects.select_related("order", "customer")
+            .filter(pk=parse_number("", str(object_id)) or 0)
+            .first()
+        )
+        extra = dict(extra_context or {})
+        if record is not None:
+            extra.update(
+                can_decide=self.has_decide_permission(request) and record.status == ActionRecord.Status.PENDING,
+                amount_text=_won(record.refund_amount if record.refund_amount is not None else record.order.amount),
+                # The customer's earlier refused requests on the same order, beside the one to decide
+                # (e.g. refused as 단순변심, then asked again as 상품하자).
+                earlier=list(
+                    ActionRecord.objects.filter(order_id=record.order_id, customer_id=record.customer_id)
+                    .exclude(pk=record.pk)
+                    .filter(status=ActionRecord.Status.REJECTED)
+                    .order_by("-id")[:10]
+                ),
+            )
+        return super().change_view(request, object_id, form_url, extra)
+
+    def decide_view(self, request: HttpRequest, record_id: int):
+        """GET: a confirmation stating the amount and the order. POST: the decision, through action_decide."""
+        record = get_object_or_404(ActionRecord.objects.select_related("order", "customer"), pk=record_id)
+        approve = request.GET.get("approve", request.POST.get("approve")) == "1"
+        back = HttpResponseRedirect(reverse("admin:actions_actionrecord_change", args=[record.pk]))
+        if not self.has_decide_permission(request):
+            self.message_user(request, "환불·취소 요청을 결정할 권한이 없습니다.", messages.ERROR)
+            return back
+        if request.method == "POST":
+            try:
+                action_decide(number=record.pk, approve=approve, actor=request.user, note=request.POST.get("note", ""))
+            except DomainError as exc:
+                self.message_user(request, exc.message, messages.ERROR)
+            else:
+                verb = "승인" if approve else "반려"
+                self.message_user(request, f"{record.number}을(를) {verb}했습니다.", messages.SUCCESS)
+            return back
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": f"{record.number} {'승인' if approve else '반려'} 확인",
+            "record": record,
+            "approve": approve,
+            "amount_text": _won(record.refund_amount if record.refund_amount is not None else record.order.amount),
+        }
+        return TemplateResponse(request, "admin/actions/actionrecord/decide_confirm.html", context)
 
     # --- the queue opens on 승인대기 ---------------------------------------------------------------
     def changelist_view(self, request: HttpRequest, extra_context=None):

@@ -25,7 +25,7 @@ from common.errors import DomainError, NotFound
 from orders.models import Customer, Order
 from tickets.models import Ticket
 from tickets.selectors import customer_ticket_list
-from tickets.services import ticket_create, ticket_handoff_get_or_create
+from tickets.services import ticket_create, ticket_handoff_get_or_create, ticket_message_add
 
 log = logging.getLogger(__name__)
 
@@ -148,10 +148,19 @@ class ToolRegistry:
     One registry serves one chat turn: it opens at most one ticket (a second `create_ticket` answers the
     first one), and with a conversation the ticket is the conversation's one open handoff ticket."""
 
-    def __init__(self, customer: Customer, actor: Actor, *, conversation_id: uuid.UUID | None = None) -> None:
+    def __init__(
+        self,
+        customer: Customer,
+        actor: Actor,
+        *,
+        conversation_id: uuid.UUID | None = None,
+        transcript: Callable[[], str] | None = None,
+    ) -> None:
         self.customer = customer
         self.actor = actor
         self.conversation_id = conversation_id
+        # The conversation so far, for a handoff ticket (read only when one is opened).
+        self.transcript = transcript
         self._turn_ticket: Ticket | None = None
         tools = [
             Tool(
@@ -304,7 +313,12 @@ class ToolRegistry:
                 body=args.summary,
                 source=Ticket.Source.AGENT,
                 author=self.customer.user,
+                transcript=self.transcript() if self.transcript is not None else "",
             )
+            if not created and ticket.status == Ticket.Status.ANSWERED:
+                # Asked again after an operator answered: the request goes back to a person (reopened).
+                ticket_message_add(ticket=ticket, body=args.summary, author=self.customer.user)
+                ticket.refresh_from_db()
         else:
             ticket = ticket_create(
                 customer=self.customer,
@@ -360,7 +374,13 @@ class ToolRegistry:
 
 
 def make_action_tools(
-    customer: Customer, *, actor: Actor | None = None, conversation_id: uuid.UUID | None = None
+    customer: Customer,
+    *,
+    actor: Actor | None = None,
+    conversation_id: uuid.UUID | None = None,
+    transcript: Callable[[], str] | None = None,
 ) -> ToolRegistry:
     """The tools for one customer's turn. `actor` defaults to the chat agent acting for them."""
-    return ToolRegistry(customer, actor or Actor.customer_agent(customer), conversation_id=conversation_id)
+    return ToolRegistry(
+        customer, actor or Actor.customer_agent(customer), conversation_id=conversation_id, transcript=transcript
+    )

@@ -1,6 +1,9 @@
 from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html_join
 
 from chat.models import ChatMessage, Conversation, ToolCall
+from tickets.models import Ticket
 
 
 class ChatMessageInline(admin.TabularInline):
@@ -19,8 +22,20 @@ class ConversationAdmin(admin.ModelAdmin):
     list_display = ("id", "customer", "created_at", "updated_at")
     search_fields = ("=customer__customer_id",)
     list_select_related = ("customer",)
-    readonly_fields = ("customer", "created_at", "updated_at")
+    readonly_fields = ("customer", "created_at", "updated_at", "handoff_tickets")
     inlines = [ChatMessageInline]
+
+    @admin.display(description="연결된 문의")
+    def handoff_tickets(self, obj: Conversation) -> str:
+        """The tickets this conversation handed to a person (the link back from Ticket.chat_conversation_id)."""
+        tickets = Ticket.objects.filter(chat_conversation_id=obj.pk).order_by("id")
+        if not tickets:
+            return "-"
+        return format_html_join(
+            ", ",
+            '<a href="{}">{}</a> ({})',
+            ((reverse("admin:tickets_ticket_change", args=[t.pk]), t.number, t.get_status_display()) for t in tickets),
+        )
 
     def has_add_permission(self, request):
         return False

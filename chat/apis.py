@@ -4,6 +4,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from chat.models import ChatMessage
+from chat.selectors import CONVERSATION_LIST_LIMIT, conversation_list, first_line
 from chat.services import MESSAGE_MAX_CHARS, chat_turn, conversation_get
 from common.apis import ChatThrottle, CustomerThrottle, IsCustomer
 
@@ -20,8 +21,30 @@ class ToolResultSerializer(serializers.Serializer):
 
 
 class ChatTurnApi(APIView):
+    """POST: one turn with the agent. GET: the customer's conversations (chat history), newest first."""
+
     permission_classes = [IsCustomer]
     throttle_classes = [ChatThrottle]
+
+    def get_throttles(self):
+        # Reading the history is not a model call: the ordinary per-customer limit, not the chat one.
+        return [CustomerThrottle()] if self.request.method == "GET" else super().get_throttles()
+
+    @extend_schema_serializer(component_name="ConversationListItem")
+    class ListItemSerializer(serializers.Serializer):
+        conversation_id = serializers.UUIDField(source="pk")
+        first_line = serializers.SerializerMethodField(help_text="첫 고객 메시지의 첫 줄")
+        message_count = serializers.IntegerField()
+        created_at = serializers.DateTimeField()
+        updated_at = serializers.DateTimeField(help_text="마지막 대화 시각")
+
+        def get_first_line(self, conversation) -> str:
+            return first_line(conversation.first_message)
+
+    @extend_schema(responses={200: ListItemSerializer(many=True)}, summary="내 대화 목록 (최근 대화부터)")
+    def get(self, request):
+        conversations = conversation_list(customer=request.customer)[:CONVERSATION_LIST_LIMIT]
+        return Response(self.ListItemSerializer(conversations, many=True).data)
 
     @extend_schema_serializer(component_name="ChatTurnInput")
     class InputSerializer(serializers.Serializer):

@@ -15,6 +15,7 @@ from actions.tools import make_action_tools
 from chat import prompts
 from chat.agent import AgentOutcome, run_agent
 from chat.models import ChatMessage, Conversation, ToolCall
+from chat.selectors import conversation_transcript
 from common.budget import model_budget_charge
 from common.errors import DomainError, NotFound, RateLimited
 from common.outage import OUTAGE_ERRORS
@@ -107,7 +108,11 @@ def _answer(
     conversation: Conversation, customer_message: ChatMessage, customer: Customer, text: str, earlier: list
 ) -> TurnResult:
     # 2. The model, outside any transaction: tools commit their own work as they go.
-    registry = make_action_tools(customer, conversation_id=conversation.pk)
+    registry = make_action_tools(
+        customer,
+        conversation_id=conversation.pk,
+        transcript=lambda: conversation_transcript(conversation_id=conversation.pk),
+    )
     try:
         outcome = run_agent(
             registry=registry,
@@ -216,6 +221,10 @@ def _model_failed(
             body=customer_message.content,
             source=Ticket.Source.CHAT_FAILURE,
             author=customer.user,
+            # The earlier conversation, if any: a first message is already the ticket's own body.
+            transcript=conversation_transcript(conversation_id=conversation.pk)
+            if conversation.messages.exclude(pk=customer_message.pk).exists()
+            else "",
         )
         if not created:
             ticket_message_add(ticket=ticket, body=customer_message.content, author=customer.user)

@@ -8,7 +8,7 @@ from accounts.apis import AuthLoginApi, AuthLogoutApi
 from actions.apis import OpsActionDecideApi, RequestListApi
 from chat.apis import ChatTurnApi, ConversationDetailApi
 from common import converters
-from drafts.apis import OpsDraftApplyApi, OpsDraftRejectApi, OpsTicketDetailApi, OpsTicketListApi
+from drafts.apis import OpsDraftApplyApi, OpsDraftRejectApi, OpsTicketDetailApi, OpsTicketListApi, OpsTicketReplyApi
 from orders.apis import OrderListApi, ProductDetailApi
 from orders.models import PRODUCT_ID_PATTERN
 from tickets.apis import TicketDetailApi, TicketListCreateApi, TicketMessageCreateApi
@@ -41,6 +41,7 @@ urlpatterns = [
     # Documented in the staff schema (/api/ops/schema/), not the public one.
     path("ops/tickets/", OpsTicketListApi.as_view(), name="api-ops-tickets"),
     path("ops/tickets/<ticket_number:ticket_id>/", OpsTicketDetailApi.as_view(), name="api-ops-ticket-detail"),
+    path("ops/tickets/<ticket_number:ticket_id>/reply/", OpsTicketReplyApi.as_view(), name="api-ops-ticket-reply"),
     path("ops/drafts/<id:draft_id>/apply/", OpsDraftApplyApi.as_view(), name="api-ops-draft-apply"),
     path("ops/drafts/<id:draft_id>/reject/", OpsDraftRejectApi.as_view(), name="api-ops-draft-reject"),
     path("ops/actions/<action_number:action_id>/decide/", OpsActionDecideApi.as_view(), name="api-ops-action-decide"),

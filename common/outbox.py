@@ -44,6 +44,7 @@ __all__ = [
     "outbox_enqueue",
     "outbox_register",
     "outbox_request",
+    "outbox_runner_set",
     "outbox_sweep",
 ]
 
@@ -58,6 +59,24 @@ class _Registration:
 
 
 _registry: dict[str, _Registration] = {}
+
+# Where a committed row's dispatch runs. None: right there in the committing thread (Celery with a broker:
+# a quick publish; tests; commands). A served embedded-mode process installs a background runner
+# (ops.background) so an eager handler's work — a whole draft pipeline — never runs inside a customer's request.
+Runner = Callable[[Callable[[], object]], None]
+_runner: Runner | None = None
+
+
+def outbox_runner_set(runner: Runner | None) -> None:
+    global _runner
+    _runner = runner
+
+
+def _dispatch_after_commit(message_id: int) -> None:
+    if _runner is None:
+        outbox_dispatch(message_id)
+    else:
+        _runner(partial(outbox_dispatch, message_id))
 
 
 def outbox_register(
@@ -100,7 +119,7 @@ def outbox_enqueue(*, topic: str, key: str, payload: dict) -> OutboxMessage:
         defaults={"topic": topic, "payload": payload, "next_attempt_at": timezone.now()},
     )
     if created:
-        transaction.on_commit(partial(outbox_dispatch, message.pk), robust=True)
+        transaction.on_commit(partial(_dispatch_after_commit, message.pk), robust=True)
     return message
 
 
@@ -122,7 +141,7 @@ def outbox_request(*, topic: str, key: str, payload: dict, dispatch: bool = True
             },
         )
         if dispatch:
-            transaction.on_commit(partial(outbox_dispatch, message.pk), robust=True)
+            transaction.on_commit(partial(_dispatch_after_commit, message.pk), robust=True)
     return message
 
 

@@ -22,7 +22,7 @@ from drafts.selectors import (
     latest_drafts_prefetch,
     ticket_drafts,
 )
-from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject, drafts_regenerate
+from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject, drafts_regenerate, ticket_reply_send
 from tickets.admin import TicketAdmin, event_change_display
 from tickets.models import Tag, Ticket
 
@@ -41,6 +41,7 @@ VERDICT_LABELS = {
 
 
 _EDIT_KEY = "drafts.held_edit.{}"
+_REPLY_KEY = "drafts.held_reply.{}"
 CLAIM_FIELD_LABELS = {"body": "빠른 초안", "corrected_body": "QA 보정 답변", "final_body": "발송한 답변"}
 
 
@@ -119,6 +120,11 @@ class TicketReviewAdmin(TicketAdmin):
                 name="tickets_ticket_draft_decide",
             ),
             path(
+                "<int:ticket_id>/reply/",
+                self.admin_site.admin_view(self.reply_view),
+                name="tickets_ticket_reply",
+            ),
+            path(
                 "<int:ticket_id>/drafts/retry/",
                 self.admin_site.admin_view(self.draft_retry_view),
                 name="tickets_ticket_draft_retry",
@@ -146,6 +152,8 @@ class TicketReviewAdmin(TicketAdmin):
         applied = set(ticket.tags.values_list("name", flat=True))
         can_read_messages = user.has_perm("tickets.view_ticketmessage")
         kept_edit = request.session.pop(_EDIT_KEY.format(current.pk), None) if current else None
+        kept_reply = request.session.pop(_REPLY_KEY.format(ticket.pk), None)
+        live = bool(current and current.status == Draft.Status.GENERATED)
         extra = {
             **(extra_context or {}),
             "final_body_initial": kept_edit if kept_edit is not None else (current.answer if current else ""),
@@ -160,6 +168,17 @@ class TicketReviewAdmin(TicketAdmin):
                 for t in Tag.objects.filter(is_active=True)
             ],
             "can_review": self.has_review_permission(request),
+            # The own-reply box: whenever no live draft is on screen (rejected, failed, none, drafts off) and
+            # the ticket is not closed. With a live draft, its text box is the reply box.
+            "can_reply": self.has_review_permission(request)
+            and user.has_perm("tickets.view_ticket")
+            and ticket.status != Ticket.Status.CLOSED
+            and not live,
+            "reply_initial": kept_reply or "",
+            # A chat handoff links back to its conversation (the transcript is also a system note above).
+            "chat_conversation_url": reverse("admin:chat_conversation_change", args=[ticket.chat_conversation_id])
+            if ticket.chat_conversation_id and user.has_perm("chat.view_conversation")
+            else "",
         }
         return super().change_view(request, object_id, form_url, extra)
 
@@ -175,15 +194,16 @@ class TicketReviewAdmin(TicketAdmin):
         decision = request.POST.get("decision")
         tags = request.POST.getlist("tags")
         override_reason = request.POST.get("override_reason", "")
+        # One send button: what is in the text box is sent, and UNCHANGED/EDITED is decided by comparing it
+        # with the draft, so an edit is never lost to the button that was pressed. (Older forms' names
+        # apply_unchanged/apply_edited are read the same way.)
+        sending = decision in ("apply", "apply_unchanged", "apply_edited")
+        final_body = request.POST.get("final_body") if "final_body" in request.POST else None
         try:
-            if decision == "apply_unchanged":
-                draft = draft_apply(
-                    draft_id=draft_id, final_body=None, tags=tags, actor=request.user, override_reason=override_reason
-                )
-            elif decision == "apply_edited":
+            if sending:
                 draft = draft_apply(
                     draft_id=draft_id,
-                    final_body=request.POST.get("final_body", ""),
+                    final_body=final_body,
                     tags=tags,
                     actor=request.user,
                     override_reason=override_reason,
@@ -195,9 +215,9 @@ class TicketReviewAdmin(TicketAdmin):
                 return self._back(ticket_id)
         except DomainError as exc:
             self.message_user(request, exc.message, messages.ERROR)
-            if decision == "apply_edited" and exc.code in ("draft_blocked", "draft_unchecked"):
-                # Held, not lost: the operator's edit comes back in the form.
-                request.session[_EDIT_KEY.format(draft_id)] = request.POST.get("final_body", "")
+            if sending and final_body is not None:
+                # Not sent, not lost: the operator's text comes back in the form.
+                request.session[_EDIT_KEY.format(draft_id)] = final_body
             return self._back(ticket_id)
         if draft.status == Draft.Status.APPLIED:
             text = f"답변을 보냈습니다 ({draft.get_applied_display()}, 편집 비율 {draft.edit_ratio:.0%})."
@@ -206,6 +226,33 @@ class TicketReviewAdmin(TicketAdmin):
         else:
             text = "초안을 반려했습니다. 답변은 보내지 않았습니다."
         self.message_user(request, text, messages.SUCCESS)
+        return self._back(ticket_id)
+
+    def reply_view(self, request: HttpRequest, ticket_id: int):
+        """The operator's own reply (drafts.services.ticket_reply_send checks the permission and the text)."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not request.user.has_perm("tickets.view_ticket"):
+            self.message_user(request, "문의를 볼 권한이 없습니다.", messages.ERROR)
+            return self._back(ticket_id)
+        body = request.POST.get("body", "")
+        close = request.POST.get("close") == "1"
+        try:
+            ticket_reply_send(
+                ticket_id=ticket_id,
+                body=body,
+                tags=request.POST.getlist("tags"),
+                close=close,
+                override_reason=request.POST.get("override_reason", ""),
+                actor=request.user,
+            )
+        except DomainError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            request.session[_REPLY_KEY.format(ticket_id)] = body  # not sent, not lost
+            return self._back(ticket_id)
+        self.message_user(
+            request, "답변을 보내고 문의를 종료했습니다." if close else "답변을 보냈습니다.", messages.SUCCESS
+        )
         return self._back(ticket_id)
 
     def draft_retry_view(self, request: HttpRequest, ticket_id: int):

@@ -18,7 +18,7 @@ from common.apis import IsStaff
 from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION
 from drafts.models import Draft
 from drafts.selectors import citations_resolve, citations_with_text, ops_ticket_list, ticket_drafts
-from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject
+from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject, ticket_reply_send
 from tickets.models import Ticket
 from tickets.selectors import ticket_get
 
@@ -26,6 +26,8 @@ from tickets.selectors import ticket_get
 TICKET_READ = ("tickets.view_ticket", "drafts.view_draft")  # a ticket with its drafts' status or content
 CONVERSATION_READ = (*TICKET_READ, "tickets.view_ticketmessage")
 DRAFT_DECIDE = (REVIEW_PERMISSION, "drafts.view_draft")  # the answer is the draft as decided
+# An own reply: the operator reads the ticket and may answer customers (the same permission that sends drafts).
+TICKET_REPLY = ("tickets.view_ticket", REVIEW_PERMISSION)
 
 
 def draft_context(request, drafts: list[Draft]) -> dict:
@@ -301,3 +303,66 @@ class OpsDraftRejectApi(APIView):
         data.is_valid(raise_exception=True)
         draft = draft_reject(draft_id=draft_id, actor=request.user, **data.validated_data)
         return Response(DraftSerializer(draft, context=draft_context(request, [draft])).data)
+
+
+@extend_schema_serializer(component_name="OpsReplyHeld")
+class ReplyHeldSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=["reply_blocked", "ticket_closed"])
+    detail = serializers.CharField(help_text="보내지 않은 사유 (한국어)")
+
+
+class OpsTicketReplyApi(APIView):
+    """The operator's own reply on any ticket (after a rejected or failed draft, or with drafts off)."""
+
+    permission_classes = [IsStaff]
+    required_permissions = TICKET_REPLY
+
+    @extend_schema_serializer(component_name="OpsTicketReplyInput")
+    class InputSerializer(serializers.Serializer):
+        body = serializers.CharField(max_length=4000, trim_whitespace=True, help_text="고객에게 보낼 답변")
+        tags = serializers.ListField(child=serializers.CharField(max_length=40), required=False, default=list)
+        close = serializers.BooleanField(required=False, default=False, help_text="true면 답변 후 문의를 종료")
+        override_reason = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            default="",
+            max_length=500,
+            help_text="예외 발송 사유. 답변이 고객의 처리 기록에 없는 환불·취소를 약속할 때만 필요하며, "
+            "사유와 보낸 사람이 티켓의 시스템 메모로 기록됩니다.",
+        )
+
+    @extend_schema_serializer(component_name="OpsTicketReply")
+    class OutputSerializer(OpsTicketSerializer):
+        message = OpsMessageSerializer(source="reply_message")
+
+        class Meta(OpsTicketSerializer.Meta):
+            fields = (*OpsTicketSerializer.Meta.fields, "message")
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: OutputSerializer,
+            409: OpenApiResponse(
+                ReplyHeldSerializer,
+                description="보내지 않음. reply_blocked: 답변이 고객의 처리 기록에 없는 환불·취소(승인완료)를 "
+                "약속함 — override_reason을 보내면 기록을 남기고 발송합니다. ticket_closed: 종료된 문의. "
+                "생성된(GENERATED) 초안이 있으면 그 초안은 이 상담원의 반려로 기록됩니다.",
+                examples=[
+                    OpenApiExample(
+                        "reply_blocked",
+                        {"code": "reply_blocked", "detail": "이 답변은 보낼 수 없습니다. 고객의 처리 기록에 없는 …"},
+                    ),
+                ],
+            ),
+        },
+        operation_id="ops_ticket_reply",
+        summary="[운영] 상담원 직접 답변",
+    )
+    def post(self, request, ticket_id: str):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        ticket = ticket_get(ticket_id=ticket_id)
+        message = ticket_reply_send(ticket_id=ticket.pk, actor=request.user, **data.validated_data)
+        ticket = ticket_get(ticket_id=ticket_id)
+        ticket.reply_message = message
+        return Response(self.OutputSerializer(ticket).data, status=201)

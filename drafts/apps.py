@@ -1,7 +1,10 @@
 import logging
+import threading
+import time
 
 from django.apps import AppConfig
 
+from common.runtime import serving_process
 from drafts.checks import timing_problems, timings_from_settings  # also registers the system check
 
 log = logging.getLogger(__name__)
@@ -15,9 +18,11 @@ def _warm_up(**_kwargs) -> None:
     from knowledge.retrieval import retrieve
     from knowledge.tokenize import warm_up
 
+    started = time.perf_counter()
     try:
         warm_up()
         retrieve("배송")
+        log.info("drafts.warm_up_done seconds=%.2f", time.perf_counter() - started)
     except Exception as exc:  # a worker must start even when the index is not built yet
         log.warning("drafts.warm_up_failed error=%s", type(exc).__name__)
     finally:
@@ -43,7 +48,17 @@ class DraftsConfig(AppConfig):
         from tickets.services import DRAFT_REQUESTED
 
         outbox_register(DRAFT_REQUESTED, draft_requested_handler)
+        self._warm_up_if_serving()
 
         worker_init.connect(_timing_warn, weak=False, dispatch_uid="drafts.timing_warn")
         worker_ready.connect(_warm_up, weak=False, dispatch_uid="drafts.warm_up")  # solo / threads pools
         worker_process_init.connect(_warm_up, weak=False, dispatch_uid="drafts.warm_up_child")  # prefork children
+
+    def _warm_up_if_serving(self) -> None:
+        """A server loads the analyser and the index as it starts (in a thread: the port opens meanwhile), so
+        the first inquiry or escalation after a start does not pay for them."""
+        from django.conf import settings
+
+        if settings.CS_WARM_UP_ON_START and serving_process():
+            threading.Thread(target=_warm_up, name="cs-warm-up", daemon=True).start()
+            log.info("drafts.warm_up_started")

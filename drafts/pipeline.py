@@ -27,6 +27,7 @@ from llm import client as llm
 from llm.errors import LLMError
 from tickets.models import Tag, Ticket, TicketMessage
 from tickets.selectors import ticket_latest_customer_message_id
+from tickets.services import HANDOFF_TRANSCRIPT_TITLE
 
 log = logging.getLogger(__name__)
 
@@ -320,10 +321,16 @@ def draft_generate(*, ticket_id: int, message_id: int, retry_failed: bool = Fals
         run = Run(
             ticket_id, message_id, draft.pk, message.ticket.customer_id, message.ticket.category, message.created_at
         )
-        snapshot = list(
-            TicketMessage.objects.filter(ticket_id=ticket_id, id__lte=message_id)
-            .order_by("id")
-            .values("id", "author_type", "body")
+        # The messages up to the input, and a chat handoff's transcript note (written with the ticket, just
+        # after its first message) first: the conversation that led to the request.
+        snapshot = sorted(
+            TicketMessage.objects.filter(ticket_id=ticket_id)
+            .filter(
+                Q(id__lte=message_id)
+                | Q(author_type=TicketMessage.Author.SYSTEM, body__startswith=HANDOFF_TRANSCRIPT_TITLE)
+            )
+            .values("id", "author_type", "body"),
+            key=lambda m: (m["author_type"] != TicketMessage.Author.SYSTEM, m["id"]),
         )
         try:
             _execute(run, draft, snapshot, sequential=getattr(settings, "CS_AI_PIPELINE_SEQUENTIAL", False))
@@ -335,7 +342,13 @@ def draft_generate(*, ticket_id: int, message_id: int, retry_failed: bool = Fals
 
 
 def _execute(run: Run, draft: Draft, snapshot: list[dict], *, sequential: bool) -> None:
-    query = " ".join(m["body"] for m in snapshot if m["author_type"] == "CUSTOMER")[-500:]
+    # A chat handoff's transcript note is what the customer asked about: it joins the retrieval query.
+    query = " ".join(
+        m["body"]
+        for m in snapshot
+        if m["author_type"] == "CUSTOMER"
+        or (m["author_type"] == "SYSTEM" and m["body"].startswith(HANDOFF_TRANSCRIPT_TITLE))
+    )[-500:]
     sources = context_sources(run.customer_id, run.ticket_id)
     if sequential:  # the seed's "before": every stage waits for the one before it (benchmark contrast)
         draft_now = draft

@@ -12,6 +12,7 @@ import json
 
 from common.redaction import redact, redact_obj
 from llm.fence import CUSTOMER, DRAFT_TEXT, FENCE_RULE, KNOWLEDGE, OPERATOR, SHOP_DATA, fence
+from tickets.services import HANDOFF_TRANSCRIPT_TITLE
 
 DRAFT_SYSTEM = """당신은 쇼핑몰 상담원을 돕는 보조 AI입니다. 고객에게 보낼 답변 '초안'을 씁니다.
 초안은 상담원이 검토한 뒤에만 발송됩니다. 당신은 아무것도 실행하지 않습니다.
@@ -44,6 +45,9 @@ def _conversation_text(snapshot: list[dict]) -> str:
             lines.append("고객:\n" + fence(redact(m["body"]), label=CUSTOMER))
         elif m["author_type"] == "OPERATOR":
             lines.append("상담원:\n" + fence(redact(m["body"]), label=OPERATOR))
+        elif m["author_type"] == "SYSTEM" and m["body"].startswith(HANDOFF_TRANSCRIPT_TITLE):
+            # A chat handoff: the conversation with the AI agent before it, the context of the request.
+            lines.append("상담원 연결 전 채팅 기록 (고객과 AI 상담원):\n" + fence(redact(m["body"]), label=CUSTOMER))
     return "\n".join(lines)
 
 

@@ -134,7 +134,8 @@ def metrics_table(report: dict[str, Any]) -> str:
         ),
         "",
         f"[에이전트 채팅 / Agent chat]  응답 / replies {chat['turns']}, 도구 호출 / tool calls {chat['tool_calls']}, "
-        f"거절 / refused {chat['refused']}, 상담 이관 / escalations {chat['escalations']} "
+        f"거절 / refused {chat['refused']}, 사유 확인 질문 / clarifications {chat.get('clarifications', 0)}, "
+        f"상담 이관 / escalations {chat['escalations']} "
         f"({percent(chat['escalation_rate'])})",
         *_table(
             ["도구 / tool", "호출 calls", "성공 ok", "거절 refused"],

@@ -28,6 +28,7 @@ from django.db.models import Case, Count, F, IntegerField, Min, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 
 from actions.models import ActionRecord
+from actions.policy import CLARIFY_REASON
 from chat.models import ChatMessage, ToolCall
 from common.clock import SEOUL
 from drafts.models import DeadLetter, Draft, StageState
@@ -68,6 +69,9 @@ class _Tally:
     tool_calls: Counter = field(default_factory=Counter)
     tool_ok: Counter = field(default_factory=Counter)
     refusals: Counter = field(default_factory=Counter)  # (tool, error, reason) -> count
+    # The reason question (단순변심/상품하자/오배송?) is a tool answer with ok=False, but it refuses nothing:
+    # counted apart from refusals (issue 13).
+    clarifications: Counter = field(default_factory=Counter)  # tool -> count
     escalations: Counter = field(default_factory=Counter)  # source -> count
 
 
@@ -225,7 +229,10 @@ def _chat(tallies: _Tallies, start: datetime | None, end: datetime | None) -> No
     refused = _by_day(ToolCall.objects.filter(ok=False), "created_at", start, end, "tool", "error", "reason")
     for row in refused.annotate(n=Count("id")):
         for tally in tallies.both(row["day"]):
-            tally.refusals[(row["tool"], row["error"], row["reason"])] += row["n"]
+            if row["reason"] == CLARIFY_REASON:
+                tally.clarifications[row["tool"]] += row["n"]
+            else:
+                tally.refusals[(row["tool"], row["error"], row["reason"])] += row["n"]
     replies = ChatMessage.objects.filter(role=ChatMessage.Role.ASSISTANT)
     for row in _by_day(replies, "created_at", start, end, "outcome").annotate(n=Count("id")):
         for tally in tallies.both(row["day"]):
@@ -333,7 +340,8 @@ def _approvals_section(t: _Tally) -> dict[str, Any]:
 
 def _chat_section(t: _Tally) -> dict[str, Any]:
     calls = sum(t.tool_calls.values())
-    refused = calls - sum(t.tool_ok.values())
+    clarifications = sum(t.clarifications.values())
+    refused = calls - sum(t.tool_ok.values()) - clarifications
     escalations = sum(t.escalations.values())
     outcomes = [
         {"outcome": outcome.value, "label": outcome.label, "count": t.outcomes[outcome.value]}
@@ -356,12 +364,14 @@ def _chat_section(t: _Tally) -> dict[str, Any]:
         "tool_calls": calls,
         "refused": refused,
         "refusal_rate": stats.rate(refused, calls),
+        "clarifications": clarifications,
         "by_tool": [
             {
                 "tool": tool,
                 "calls": t.tool_calls[tool],
                 "ok": t.tool_ok[tool],
-                "refused": t.tool_calls[tool] - t.tool_ok[tool],
+                "clarified": t.clarifications[tool],
+                "refused": t.tool_calls[tool] - t.tool_ok[tool] - t.clarifications[tool],
             }
             for tool in sorted(t.tool_calls)
         ],

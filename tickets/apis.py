@@ -10,7 +10,7 @@ from common.budget import model_budget_charge
 from common.errors import InvalidState
 from tickets.models import Ticket, TicketMessage
 from tickets.selectors import customer_ticket_get, customer_ticket_list, customer_visible_messages
-from tickets.services import BODY_MAX, SUBJECT_MAX, ticket_create, ticket_message_add
+from tickets.services import BODY_MAX, SUBJECT_MAX, ticket_create, ticket_message_add, ticket_seen_by_customer
 
 # Customers may send the code or the Korean label people read (배송, 교환/반품, 결제, 계정, 오류, 기타 …).
 CATEGORY_INPUT_CHOICES = [*Ticket.Category.values, *Ticket.Category.labels]
@@ -20,10 +20,25 @@ class TicketOutputSerializer(serializers.ModelSerializer):
     ticket_id = serializers.CharField(source="number")
     category_display = serializers.CharField(source="get_category_display")
     status_display = serializers.CharField(source="get_status_display")
+    unread = serializers.IntegerField(
+        default=0, read_only=True, help_text="고객이 마지막으로 연 뒤 온 상담원 답변 수 (목록에서만)"
+    )
+    chat_conversation_id = serializers.UUIDField(read_only=True, allow_null=True, help_text="이 문의를 연 채팅 대화")
 
     class Meta:
         model = Ticket
-        fields = ("ticket_id", "category", "category_display", "subject", "status", "status_display", "created_at")
+        fields = (
+            "ticket_id",
+            "category",
+            "category_display",
+            "subject",
+            "status",
+            "status_display",
+            "unread",
+            "chat_conversation_id",
+            "created_at",
+            "updated_at",
+        )
 
 
 class TicketMessageSerializer(serializers.ModelSerializer):
@@ -45,9 +60,12 @@ class TicketDetailApi(APIView):
         class Meta(TicketOutputSerializer.Meta):
             fields = (*TicketOutputSerializer.Meta.fields, "messages")
 
-    @extend_schema(responses={200: OutputSerializer}, summary="티켓과 메시지 (본인 티켓만)")
+    @extend_schema(
+        responses={200: OutputSerializer}, summary="티켓과 메시지 (본인 티켓만; 연 시각까지의 답변은 읽음 처리)"
+    )
     def get(self, request, ticket_id: str):
         ticket = customer_ticket_get(customer=request.customer, ticket_id=ticket_id)
+        ticket_seen_by_customer(ticket=ticket, actor=request.user)
         ticket.visible_messages = customer_visible_messages(ticket)
         return Response(self.OutputSerializer(ticket).data)
 
@@ -120,6 +138,7 @@ class TicketMessageCreateApi(APIView):
             raise InvalidState("종료된 문의입니다. 새 문의로 접수해 주세요.", code="ticket_closed")
         model_budget_charge(customer_id=request.customer.pk, calls=settings.CS_MODEL_BUDGET_DRAFT_COST)
         ticket_message_add(ticket=ticket, body=data.validated_data["body"], author=request.user)
+        ticket_seen_by_customer(ticket=ticket, actor=request.user)  # they are reading the thread they answer
         ticket.refresh_from_db()
         ticket.visible_messages = customer_visible_messages(ticket)
         return Response(TicketDetailApi.OutputSerializer(ticket).data, status=201)

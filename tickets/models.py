@@ -64,6 +64,8 @@ class Ticket(models.Model):
     # The chat conversation that handed this ticket to a person (agent's create_ticket or a model failure).
     # A plain UUID, not a foreign key: tickets sit below chat. At most one open handoff per conversation.
     chat_conversation_id = models.UUIDField("채팅 대화", null=True, blank=True, editable=False)
+    # When the customer last opened the thread: operator replies after it are unread (the chat page's badge).
+    customer_seen_at = models.DateTimeField("고객 확인일시", null=True, blank=True, editable=False)
     created_at = models.DateTimeField("접수일시", auto_now_add=True)
     updated_at = models.DateTimeField("수정일시", auto_now=True)
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models import Count, F, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from common.errors import NotFound
 from common.numbering import parse_number
@@ -18,8 +18,14 @@ def customer_ticket_get(*, customer: Customer, ticket_id: str) -> Ticket:
 
 
 def customer_ticket_list(*, customer: Customer) -> QuerySet[Ticket]:
-    """The customer's own tickets, newest first."""
-    return Ticket.objects.filter(customer=customer).order_by("-id")
+    """The customer's own tickets, newest first, each with `unread`: operator replies since the customer
+    last opened the thread."""
+    unread = Count(
+        "messages",
+        filter=Q(messages__author_type=TicketMessage.Author.OPERATOR)
+        & (Q(customer_seen_at__isnull=True) | Q(messages__created_at__gt=F("customer_seen_at"))),
+    )
+    return Ticket.objects.filter(customer=customer).annotate(unread=unread).order_by("-id")
 
 
 def _latest_customer_messages() -> QuerySet[TicketMessage]:

@@ -5,12 +5,14 @@ import uuid
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from common import events
 from common.actors import Actor
 from common.audit import actor_fields
 from common.errors import InvalidState
 from common.outbox import outbox_enqueue
+from common.redaction import redact
 from orders.models import Customer, Order
 from tickets.models import Tag, Ticket, TicketEvent, TicketMessage
 
@@ -18,6 +20,9 @@ log = logging.getLogger(__name__)
 
 SUBJECT_MAX = 200
 BODY_MAX = 4000
+# The first line of the system note that carries a chat handoff's masked transcript (the drafts' prompt reads
+# it as the conversation's context; operators read it on the ticket).
+HANDOFF_TRANSCRIPT_TITLE = "[채팅 대화 기록]"
 # The outbox topic a committed customer message writes: "draft this input". The drafts app handles it.
 DRAFT_REQUESTED = "draft.requested"
 
@@ -142,9 +147,13 @@ def ticket_handoff_get_or_create(
     body: str,
     source: str,
     author: AbstractBaseUser | None,
+    transcript: str = "",
 ) -> tuple[Ticket, bool]:
     """The conversation's one open handoff ticket: the existing one (created=False) or a new one.
-    The database constraint `ticket_one_open_handoff_per_conversation` settles concurrent requests."""
+    The database constraint `ticket_one_open_handoff_per_conversation` settles concurrent requests.
+
+    A new ticket carries the conversation so far (`transcript`, masked here with `common.redaction.redact`)
+    as a system note in the same transaction, so the draft requested for it already sees the context."""
     existing = open_handoff_ticket(chat_conversation_id=chat_conversation_id)
     if existing is not None:
         return existing, False
@@ -159,6 +168,13 @@ def ticket_handoff_get_or_create(
                 author=author,
                 chat_conversation_id=chat_conversation_id,
             )
+            if transcript.strip():
+                ticket_note_add(
+                    ticket=ticket,
+                    body=f"{HANDOFF_TRANSCRIPT_TITLE} 상담원 연결 전 채팅 (개인정보 가림)\n"
+                    + redact(transcript.strip()),
+                    actor=None,
+                )
     except IntegrityError:
         existing = open_handoff_ticket(chat_conversation_id=chat_conversation_id)
         if existing is None:
@@ -205,6 +221,19 @@ def ticket_reply_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser, clos
         actor.pk,
     )
     return message
+
+
+def ticket_seen_by_customer(*, ticket: Ticket, actor: AbstractBaseUser | None) -> None:
+    """The customer opened the thread: the operator replies so far are read. A read receipt, not a change of
+    the ticket's state, so one UPDATE and no event row."""
+    Ticket.objects.filter(pk=ticket.pk).update(customer_seen_at=timezone.now())
+
+
+def ticket_note_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser | None) -> TicketMessage:
+    """A system note on the ticket: operators read it, customers never do (customer_visible_messages)."""
+    return TicketMessage.objects.create(
+        ticket=ticket, author_type=TicketMessage.Author.SYSTEM, author=actor, body=body[:BODY_MAX]
+    )
 
 
 def ticket_status_change(*, ticket: Ticket, status: str, actor: AbstractBaseUser) -> bool:

@@ -142,8 +142,9 @@ AUTH_PASSWORD_VALIDATORS = [
 # `axes_reset_username <name>` or `axes_reset_ip <address>`.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "accounts.backends.CaseInsensitiveModelBackend",  # C003 and c003 are the same login
 ]
+AXES_USERNAME_CALLABLE = "accounts.backends.axes_username"
 AXES_FAILURE_LIMIT = int(env("CS_LOGIN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=env_float("CS_LOGIN_LOCKOUT_MINUTES", 15.0))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the limit locks
@@ -161,6 +162,8 @@ CS_AUTH_TOKEN_TTL_HOURS = env_float("CS_AUTH_TOKEN_TTL_HOURS", 12.0)
 CS_AUTH_TOKENS_PER_USER = int(env("CS_AUTH_TOKENS_PER_USER", "10"))
 
 LANGUAGE_CODE = "ko-kr"
+# Our corrections to Django's Korean admin titles (locale/ko/LC_MESSAGES/django.po; `msgfmt` builds the .mo).
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "Asia/Seoul"
 USE_I18N = True
 USE_TZ = True
@@ -209,6 +212,11 @@ CS_AI_FAILED_RETRY_MAX_S = int(env("CS_AI_FAILED_RETRY_MAX_S", "600"))
 CS_SWEEP_INTERVAL_S = env_float("CS_SWEEP_INTERVAL_S", 30.0)
 CS_SWEEP_GRACE_S = env_float("CS_SWEEP_GRACE_S", 90.0)
 CS_SWEEP_EMBEDDED = env_bool("CS_SWEEP_EMBEDDED", True)
+# Embedded mode: a served process dispatches committed outbox rows (the draft pipeline) on a background thread
+# after the response, not inside the customer's request (ops.background).
+CS_OUTBOX_BACKGROUND = env_bool("CS_OUTBOX_BACKGROUND", True)
+# Load the Korean analyser and the retrieval index when a server process starts (runserver, gunicorn).
+CS_WARM_UP_ON_START = env_bool("CS_WARM_UP_ON_START", True)
 CS_OUTBOX_MAX_ATTEMPTS = int(env("CS_OUTBOX_MAX_ATTEMPTS", "20"))
 CS_OUTBOX_BACKOFF_BASE_S = env_float("CS_OUTBOX_BACKOFF_BASE_S", 5.0)
 CS_OUTBOX_BACKOFF_MAX_S = env_float("CS_OUTBOX_BACKOFF_MAX_S", 300.0)

@@ -5,6 +5,8 @@ from .base import *  # noqa: F401,F403
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # No background sweeper thread in test processes: tests run the sweep themselves.
 CS_SWEEP_EMBEDDED = False
+CS_OUTBOX_BACKGROUND = False  # tests see the draft right after the commit (ops/tests/test_background.py turns it on)
+CS_WARM_UP_ON_START = False
 REST_FRAMEWORK = {
     **REST_FRAMEWORK,  # noqa: F405
     "DEFAULT_THROTTLE_RATES": {"chat": "1000/min", "customer": "10000/min", "ticket_message": "1000/min"},

@@ -36,14 +36,16 @@ def test_ticket_page_shows_conversation_draft_scores_citations_diagnosis_and_tag
     assert live_draft.citations[0]["doc_id"] in html
     for tag in live_draft.recommended_tags:
         assert f'value="{tag}" checked> {tag} <span class="cs-muted">(추천)' in html
-    for decision in ("apply_unchanged", "apply_edited", "reject"):
+    # One send button (the text box is sent; UNCHANGED/EDITED by comparing texts) and a separate 반려.
+    for decision in ("apply", "reject"):
         assert f'value="{decision}"' in html
+    assert 'value="apply_unchanged"' not in html
 
 
 def test_apply_unchanged_from_the_admin(operator_client, live_draft):
     response = operator_client.post(
         _decide(live_draft.ticket_id, live_draft.pk),
-        {"decision": "apply_unchanged", "final_body": "무시되는 편집", "tags": ["결제오류"]},
+        {"decision": "apply", "final_body": live_draft.answer, "tags": ["결제오류"]},
     )
     assert response.status_code == 302
     draft = Draft.objects.get(pk=live_draft.pk)
@@ -51,7 +53,7 @@ def test_apply_unchanged_from_the_admin(operator_client, live_draft):
     assert TicketMessage.objects.get(ticket_id=draft.ticket_id, author_type="OPERATOR").body == live_draft.answer
     assert list(draft.ticket.tags.values_list("name", flat=True)) == ["결제오류"]
     page = operator_client.get(_page(draft.ticket_id)).content.decode()
-    assert "그대로 발송" in page and 'value="apply_unchanged"' not in page
+    assert "그대로 발송" in page and 'value="apply"' not in page
 
 
 def test_apply_edited_from_the_admin_records_the_edit_ratio(operator_client, live_draft):
@@ -77,7 +79,7 @@ def test_staff_without_review_permission_see_no_decisions_and_change_nothing(cli
     clerk.user_permissions.add(*Permission.objects.filter(codename__in=["view_ticket", "view_draft"]))
     client.force_login(clerk)
     page = client.get(_page(live_draft.ticket_id))
-    assert page.status_code == 200 and 'value="apply_unchanged"' not in page.content.decode()
+    assert page.status_code == 200 and 'value="apply"' not in page.content.decode()
     response = client.post(_decide(live_draft.ticket_id, live_draft.pk), {"decision": "apply_unchanged"}, follow=True)
     assert "권한이 없습니다" in response.content.decode()
     assert Draft.objects.get(pk=live_draft.pk).status == "GENERATED"

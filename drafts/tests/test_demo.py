@@ -38,4 +38,4 @@ def test_seed_demo_prepares_drafts_for_demo_inquiries_including_error_diagnoses(
     assert listing.count("생성됨") >= 5
     c005 = live.get(ticket__customer_id="C005")
     page = client.get(reverse("admin:tickets_ticket_change", args=[c005.ticket_id])).content.decode()
-    assert "실패 지점 확인" in page and 'value="apply_unchanged"' in page
+    assert "실패 지점 확인" in page and 'value="apply"' in page

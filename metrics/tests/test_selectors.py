@@ -73,8 +73,8 @@ def sources(agent: int, chat_failure: int) -> list[dict]:
     ]
 
 
-def tool(name: str, calls: int, ok: int, refused: int) -> dict:
-    return {"tool": name, "calls": calls, "ok": ok, "refused": refused}
+def tool(name: str, calls: int, ok: int, refused: int, clarified: int = 0) -> dict:
+    return {"tool": name, "calls": calls, "ok": ok, "clarified": clarified, "refused": refused}
 
 
 def refusal(name: str, error: str, reason: str, count: int) -> dict:
@@ -127,6 +127,7 @@ DAY1 = {
         "tool_calls": 2,
         "refused": 1,
         "refusal_rate": 0.5,
+        "clarifications": 0,
         "by_tool": [tool("get_my_orders", 1, 1, 0), tool("request_refund", 1, 0, 1)],
         "refusal_reasons": [refusal("request_refund", "", REFUSED_7_DAYS, 1)],
         "escalations": 1,  # T6 (CHAT_FAILURE)
@@ -180,6 +181,7 @@ DAY2 = {
         "tool_calls": 3,
         "refused": 2,
         "refusal_rate": 0.6667,  # 2 / 3
+        "clarifications": 0,
         "by_tool": [
             tool("change_shipping_address", 1, 0, 1),
             tool("create_ticket", 1, 1, 0),
@@ -239,6 +241,7 @@ OVERALL = {
         "tool_calls": 5,
         "refused": 3,
         "refusal_rate": 0.6,  # 3 / 5
+        "clarifications": 0,
         "by_tool": [
             tool("change_shipping_address", 1, 0, 1),
             tool("create_ticket", 1, 1, 0),

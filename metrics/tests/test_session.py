@@ -85,18 +85,22 @@ def test_metrics_after_a_scripted_session(offline_model, c003_api, operator_user
     assert approvals["decision_seconds"]["n"] == 1
 
     chat = overall["chat"]
-    assert (chat["turns"], chat["tool_calls"], chat["refused"], chat["escalations"]) == (5, 6, 2, 1)
-    assert (chat["refusal_rate"], chat["escalation_rate"]) == (round(2 / 6, 4), round(1 / 5, 4))
-    tools = {row["tool"]: (row["calls"], row["ok"], row["refused"]) for row in chat["by_tool"]}
+    # The reason question is counted apart from refusals (issue 13): it asks, it does not refuse.
+    assert (chat["turns"], chat["tool_calls"], chat["refused"], chat["clarifications"], chat["escalations"]) == (
+        5,
+        6,
+        1,
+        1,
+        1,
+    )
+    assert (chat["refusal_rate"], chat["escalation_rate"]) == (round(1 / 6, 4), round(1 / 5, 4))
+    tools = {row["tool"]: (row["calls"], row["ok"], row["clarified"], row["refused"]) for row in chat["by_tool"]}
     assert tools == {
-        "change_shipping_address": (2, 1, 1),  # HR20260726002 ok; HR20260724005 is 배송중
-        "get_my_orders": (1, 1, 0),
-        "request_refund": (2, 1, 1),  # without a reason (refused), then 상품하자
-        "create_ticket": (1, 1, 0),
+        "change_shipping_address": (2, 1, 0, 1),  # HR20260726002 ok; HR20260724005 is 배송중
+        "get_my_orders": (1, 1, 0, 0),
+        "request_refund": (2, 1, 1, 0),  # without a reason (the reason question), then 상품하자
+        "create_ticket": (1, 1, 0, 0),
     }
     reasons = {(r["tool"], r["reason"]) for r in chat["refusal_reasons"]}
-    assert reasons == {
-        ("change_shipping_address", "이미 '배송중' 상태라 배송지를 바꿀 수 없습니다."),
-        ("request_refund", "사유를 확인해야 합니다. 단순변심, 상품하자, 오배송 중 어떤 경우인지 알려 주세요."),
-    }
+    assert reasons == {("change_shipping_address", "이미 '배송중' 상태라 배송지를 바꿀 수 없습니다.")}
     assert (report["now"]["pending_approvals"], report["now"]["unresolved_dead_letters"]) == (0, 0)

@@ -14,11 +14,21 @@
     conversation: function (id) {
       return "/api/chat/" + encodeURIComponent(id) + "/";
     },
+    tickets: "/api/tickets/",
+    ticket: function (id) {
+      return "/api/tickets/" + encodeURIComponent(id) + "/";
+    },
+    ticketMessages: function (id) {
+      return "/api/tickets/" + encodeURIComponent(id) + "/messages/";
+    },
   };
+  // 새 상담원 답변을 확인하는 주기 (테스트는 window.CSDESK_POLL_MS로 줄인다).
+  var POLL_MS = Number(window.CSDESK_POLL_MS) || 15000;
 
   var KEYS = {
     token: "csdesk.token",
     username: "csdesk.username",
+    displayName: "csdesk.displayName",
     // 대화 번호는 사용자별로 보관한다: 다른 계정으로 로그인하면 남의 대화를 복원하려 하지 않는다.
     conversation: function (username) {
       return "csdesk.conversation." + (username || "_");
@@ -340,6 +350,22 @@
       "message-input",
       "message-counter",
       "send-button",
+      "inbox-button",
+      "inbox-badge",
+      "history-button",
+      "history-panel",
+      "history-status",
+      "history-list",
+      "ticket-view",
+      "ticket-title",
+      "ticket-sub",
+      "ticket-close",
+      "ticket-messages",
+      "ticket-error",
+      "ticket-closed-note",
+      "ticket-form",
+      "ticket-input",
+      "ticket-send",
     ].forEach(function (id) {
       ui[id.replace(/-([a-z])/g, function (_, c) { return c.toUpperCase(); })] = $(id);
     });
@@ -373,11 +399,12 @@
     show(ui.loginView, false);
     show(ui.appView, true);
     show(ui.userBox, true);
-    var name = getUsername();
-    ui.userName.textContent = name ? name + " 님" : "";
+    var name = store.get(KEYS.displayName) || getUsername();
+    ui.userName.textContent = name ? name + " 님, 안녕하세요" : "";
     showError(ui.chatError, "");
     refreshSidebar();
     restoreConversation();
+    startPolling();
   }
 
   function resetAppView() {
@@ -389,6 +416,8 @@
   }
 
   function handleUnauthorized() {
+    stopPolling();
+    closeTicket();
     store.remove(KEYS.token);
     resetAppView();
     showLogin(MSG.expired);
@@ -409,7 +438,9 @@
       .then(function (data) {
         if (!data || !data.token) throw new ApiError("http", 0, MSG.server, data);
         store.set(KEYS.token, data.token);
-        store.set(KEYS.username, username);
+        // 대화 보관 키는 소문자 아이디로 (C003과 c003은 같은 계정), 인사는 고객 이름으로.
+        store.set(KEYS.username, username.toLowerCase());
+        store.set(KEYS.displayName, data.display_name || username);
         ui.loginPassword.value = "";
         showApp();
       })
@@ -430,10 +461,15 @@
   function onLogout() {
     // 서버에서도 이 토큰을 폐기한다. 실패해도(이미 만료 등) 화면은 로그아웃한다.
     if (getToken()) api("POST", API.logout).catch(function () {});
+    stopPolling();
+    closeTicket();
     clearConversationId();
     store.remove(KEYS.token);
     store.remove(KEYS.username);
+    store.remove(KEYS.displayName);
     resetAppView();
+    setInboxBadge(0);
+    show(ui.historyPanel, false);
     ui.loginUsername.value = "";
     showLogin("");
   }
@@ -492,17 +528,204 @@
       ui.requestsList.appendChild(li);
     });
 
+    var unreadTotal = 0;
     tickets.forEach(function (t) {
-      var li = el("li", "item item--ticket");
+      var unread = Number(t.unread) || 0;
+      unreadTotal += unread;
+      var li = el("li", "item item--ticket" + (unread ? " item--unread" : ""));
+      li.tabIndex = 0;
+      li.setAttribute("role", "button");
+      li.setAttribute("data-ticket-id", t.ticket_id);
+      li.setAttribute("aria-label", "문의 " + formatNumber("T", t.ticket_id) + " 열기" + (unread ? ", 새 답변 " + unread + "건" : ""));
+      li.addEventListener("click", function () {
+        openTicket(t.ticket_id);
+      });
+      li.addEventListener("keydown", function (event) {
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          openTicket(t.ticket_id);
+        }
+      });
       var head = el("div", "item__head");
       head.appendChild(el("span", "item__id", formatNumber("T", t.ticket_id)));
-      head.appendChild(badge(t.status, t.status_display));
+      var badges = el("span", "item__badges");
+      if (unread) badges.appendChild(el("span", "count-badge ticket-unread", "새 답변 " + unread));
+      badges.appendChild(badge(t.status, t.status_display));
+      head.appendChild(badges);
       li.appendChild(head);
       li.appendChild(el("p", "item__title", "상담원 티켓 · " + (t.category_display || t.category || "기타")));
       if (t.subject) li.appendChild(el("p", "item__meta", t.subject));
       if (t.created_at) li.appendChild(el("p", "item__sub", formatDateTime(t.created_at)));
       ui.requestsList.appendChild(li);
     });
+    setInboxBadge(unreadTotal);
+  }
+
+  function setInboxBadge(count) {
+    ui.inboxBadge.textContent = count ? String(count) : "";
+    show(ui.inboxBadge, count > 0);
+  }
+
+  // --- 내 문의 스레드 -------------------------------------------------------------------------
+  function renderThread(ticket) {
+    state.ticketId = ticket.ticket_id;
+    ui.ticketTitle.textContent = "문의 " + formatNumber("T", ticket.ticket_id) + " · " + (ticket.subject || "");
+    clear(ui.ticketSub);
+    ui.ticketSub.appendChild(badge(ticket.status, ticket.status_display));
+    ui.ticketSub.appendChild(document.createTextNode(" " + (ticket.category_display || "") + " · " + formatDateTime(ticket.created_at)));
+    clear(ui.ticketMessages);
+    var messages = Array.isArray(ticket.messages) ? ticket.messages : [];
+    messages.forEach(function (m) {
+      var mine = m.author_type === "CUSTOMER";
+      var wrap = el("div", "msg " + (mine ? "msg--customer" : "msg--assistant msg--operator"));
+      var meta = el("div", "msg__meta");
+      meta.appendChild(el("span", "msg__who", mine ? "나" : m.author_display || "상담원"));
+      if (m.created_at) {
+        var time = el("time", "msg__time", formatDateTime(m.created_at));
+        time.setAttribute("datetime", String(m.created_at));
+        meta.appendChild(time);
+      }
+      wrap.appendChild(meta);
+      wrap.appendChild(el("div", "msg__bubble", m.body || ""));
+      ui.ticketMessages.appendChild(wrap);
+    });
+    if (!messages.some(function (m) { return m.author_type === "OPERATOR"; })) {
+      ui.ticketMessages.appendChild(el("p", "panel__status", "상담원이 확인하고 답변을 드릴 예정입니다."));
+    }
+    ui.ticketMessages.scrollTop = ui.ticketMessages.scrollHeight;
+    var closed = ticket.status === "CLOSED";
+    show(ui.ticketForm, !closed);
+    show(ui.ticketClosedNote, closed);
+  }
+
+  function openTicket(id) {
+    showError(ui.ticketError, "");
+    show(ui.ticketView, true);
+    ui.ticketTitle.textContent = "문의 " + formatNumber("T", id);
+    clear(ui.ticketMessages);
+    ui.ticketMessages.appendChild(el("p", "chat__loading", "불러오는 중…"));
+    return api("GET", API.ticket(id))
+      .then(function (data) {
+        renderThread(data || {});
+        ui.ticketClose.focus();
+        refreshSidebar(); // 연 문의의 새 답변 배지를 지운다
+      })
+      .catch(function (err) {
+        if (err.kind === "auth") return handleUnauthorized();
+        clear(ui.ticketMessages);
+        showError(ui.ticketError, "문의를 불러오지 못했습니다. " + err.message);
+      });
+  }
+
+  function closeTicket() {
+    state.ticketId = null;
+    show(ui.ticketView, false);
+    ui.ticketInput.value = "";
+  }
+
+  function onTicketSubmit(event) {
+    event.preventDefault();
+    var text = ui.ticketInput.value.trim();
+    if (!text || !state.ticketId || state.ticketBusy) return;
+    state.ticketBusy = true;
+    showError(ui.ticketError, "");
+    setButtonBusy(ui.ticketSend, true, "보내는 중…", "답장 보내기");
+    api("POST", API.ticketMessages(state.ticketId), { body: text })
+      .then(function (data) {
+        ui.ticketInput.value = "";
+        renderThread(data || {});
+        refreshSidebar();
+      })
+      .catch(function (err) {
+        if (err.kind === "auth") return handleUnauthorized();
+        showError(ui.ticketError, err.message); // 입력한 내용은 그대로 남는다
+      })
+      .finally(function () {
+        state.ticketBusy = false;
+        setButtonBusy(ui.ticketSend, false, "보내는 중…", "답장 보내기");
+      });
+  }
+
+  function pollTickets() {
+    if (!getToken() || document.hidden) return;
+    api("GET", API.tickets)
+      .then(function (tickets) {
+        tickets = Array.isArray(tickets) ? tickets : [];
+        var total = 0;
+        var changed = false;
+        tickets.forEach(function (t) {
+          var unread = Number(t.unread) || 0;
+          total += unread;
+          var item = ui.requestsList.querySelector('[data-ticket-id="' + String(t.ticket_id).replace(/"/g, "") + '"]');
+          var shown = item ? item.querySelector(".ticket-unread") : null;
+          var shownCount = shown ? Number(shown.textContent.replace(/\D/g, "")) : 0;
+          if (!item || shownCount !== unread) changed = true;
+          if (unread && state.ticketId === t.ticket_id) openTicket(t.ticket_id); // 열어 둔 스레드는 바로 갱신
+        });
+        setInboxBadge(total);
+        if (changed) refreshSidebar();
+      })
+      .catch(function (err) {
+        if (err && err.kind === "auth") handleUnauthorized();
+      });
+  }
+
+  function startPolling() {
+    if (state.pollTimer) return;
+    state.pollTimer = window.setInterval(pollTickets, POLL_MS);
+  }
+
+  function stopPolling() {
+    if (state.pollTimer) window.clearInterval(state.pollTimer);
+    state.pollTimer = null;
+  }
+
+  // --- 지난 대화 ------------------------------------------------------------------------------
+  function toggleHistory() {
+    var open = ui.historyPanel.hidden;
+    show(ui.historyPanel, open);
+    ui.historyButton.setAttribute("aria-expanded", open ? "true" : "false");
+    if (open) loadHistory();
+  }
+
+  function loadHistory() {
+    clear(ui.historyList);
+    ui.historyStatus.textContent = "불러오는 중…";
+    api("GET", API.chat)
+      .then(function (items) {
+        items = Array.isArray(items) ? items : [];
+        ui.historyStatus.textContent = items.length ? "" : "지난 대화가 없습니다.";
+        var current = getConversationId();
+        items.forEach(function (c) {
+          var li = el("li", "item history__item" + (c.conversation_id === current ? " item--current" : ""));
+          li.tabIndex = 0;
+          li.setAttribute("role", "button");
+          li.setAttribute("data-conversation-id", c.conversation_id);
+          li.appendChild(el("p", "item__title", c.first_line || "(내용 없음)"));
+          li.appendChild(
+            el("p", "item__sub", formatDateTime(c.updated_at) + " · 메시지 " + (c.message_count || 0) + "개" + (c.conversation_id === current ? " · 지금 대화" : ""))
+          );
+          var open = function () {
+            if (state.busy) return;
+            setConversationId(c.conversation_id);
+            show(ui.historyPanel, false);
+            ui.historyButton.setAttribute("aria-expanded", "false");
+            restoreConversation();
+          };
+          li.addEventListener("click", open);
+          li.addEventListener("keydown", function (event) {
+            if (event.key === "Enter" || event.key === " ") {
+              event.preventDefault();
+              open();
+            }
+          });
+          ui.historyList.appendChild(li);
+        });
+      })
+      .catch(function (err) {
+        if (err.kind === "auth") return handleUnauthorized();
+        ui.historyStatus.textContent = "지난 대화를 불러오지 못했습니다. " + err.message;
+      });
   }
 
   function refreshSidebar() {
@@ -872,6 +1095,21 @@
       refreshSidebar();
     });
     ui.newChatButton.addEventListener("click", onNewChat);
+    ui.historyButton.addEventListener("click", toggleHistory);
+    ui.inboxButton.addEventListener("click", function () {
+      var heading = document.getElementById("requests-heading");
+      heading.scrollIntoView({ block: "start" });
+      var first = ui.requestsList.querySelector(".item--unread") || ui.requestsList.querySelector(".item--ticket");
+      if (first) first.focus();
+    });
+    ui.ticketClose.addEventListener("click", closeTicket);
+    ui.ticketForm.addEventListener("submit", onTicketSubmit);
+    ui.ticketView.addEventListener("click", function (event) {
+      if (event.target === ui.ticketView) closeTicket();
+    });
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && !ui.ticketView.hidden) closeTicket();
+    });
     ui.chatForm.addEventListener("submit", onChatSubmit);
     ui.messageInput.addEventListener("keydown", onComposerKeydown);
     ui.messageInput.addEventListener("input", updateCounter);

@@ -1,0 +1,53 @@
+"""Reads of the customer's conversations."""
+
+from __future__ import annotations
+
+from django.db.models import Count, OuterRef, QuerySet, Subquery
+
+from chat.models import ChatMessage, Conversation
+from orders.models import Customer
+
+CONVERSATION_LIST_LIMIT = 50
+FIRST_LINE_MAX = 60
+
+
+def conversation_list(*, customer: Customer) -> QuerySet[Conversation]:
+    """The customer's own conversations, newest activity first, with their opening message (`first_message`)
+    and message count. Never anyone else's: the filter is the customer, not a parameter."""
+    first = ChatMessage.objects.filter(conversation=OuterRef("pk"), role=ChatMessage.Role.CUSTOMER).order_by("id")
+    return (
+        Conversation.objects.filter(customer=customer)
+        .annotate(first_message=Subquery(first.values("content")[:1]), message_count=Count("messages"))
+        .filter(message_count__gt=0)
+        .order_by("-updated_at", "-created_at")
+    )
+
+
+def first_line(text: str | None) -> str:
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return line if len(line) <= FIRST_LINE_MAX else line[: FIRST_LINE_MAX - 1] + "…"
+
+
+TRANSCRIPT_MESSAGES = 30
+TRANSCRIPT_LINE_MAX = 600
+TRANSCRIPT_MAX = 3500
+ROLE_NAMES = {ChatMessage.Role.CUSTOMER: "고객", ChatMessage.Role.ASSISTANT: "AI 상담원"}
+
+
+def conversation_transcript(*, conversation_id) -> str:
+    """The conversation so far as plain lines ("고객: …" / "AI 상담원: …"), the most recent messages within a
+    size bound (older ones are dropped first). Unmasked: the ticket service masks it where it is stored."""
+    rows = list(
+        ChatMessage.objects.filter(conversation_id=conversation_id)
+        .order_by("-id")
+        .values_list("role", "content")[:TRANSCRIPT_MESSAGES]
+    )[::-1]
+    lines = []
+    for role, content in rows:
+        text = " ".join((content or "").split())
+        if len(text) > TRANSCRIPT_LINE_MAX:
+            text = text[: TRANSCRIPT_LINE_MAX - 1] + "…"
+        lines.append(f"{ROLE_NAMES.get(role, role)}: {text}")
+    while len(lines) > 1 and sum(len(line) + 1 for line in lines) > TRANSCRIPT_MAX:
+        lines.pop(0)
+    return "\n".join(lines)

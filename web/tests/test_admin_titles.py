@@ -1,0 +1,28 @@
+"""Django's generated admin titles read naturally in Korean (issue 13): no "보기위한 1… 를(을) 선택", no "뷰 …"."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from actions.services import refund_request
+from common.actors import Actor
+from orders.models import Customer
+
+pytestmark = pytest.mark.django_db
+
+
+def test_view_only_titles_read_naturally(client, shop):
+    c003 = Customer.objects.get(pk="C003")
+    record = refund_request(
+        customer=c003,
+        order_id="HR20260721001",
+        reason="하자",
+        reason_category="DEFECT",
+        actor=Actor.customer_agent(c003),
+    ).record
+    client.force_login(get_user_model().objects.get(username="operator"))
+    listing = client.get(reverse("admin:actions_actionrecord_changelist") + "?status__exact=PENDING").content.decode()
+    detail = client.get(reverse("admin:actions_actionrecord_change", args=[record.pk])).content.decode()
+    for page in (listing, detail):
+        assert "보기위한" not in page and "를(을) 선택" not in page and "뷰 처리 기록" not in page
+    assert "처리 기록 목록" in listing and "처리 기록 보기" in detail
