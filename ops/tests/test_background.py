@@ -12,6 +12,7 @@ from drafts.models import Draft
 from llm.offline import respond
 from ops.background import embedded_background_ensure, embedded_background_stop
 from tickets.models import Ticket
+from tickets.services import DRAFT_REQUESTED
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -68,7 +69,7 @@ def test_a_chat_handoff_answers_before_the_draft_is_made(c003_api, background, h
     held_drafts.set()
     background.jobs.join()  # the background thread finishes the same task code
     assert Draft.objects.filter(ticket=ticket, status="GENERATED").count() == 1
-    assert OutboxMessage.objects.get().status == OutboxMessage.Status.DONE
+    assert OutboxMessage.objects.get(topic=DRAFT_REQUESTED).status == OutboxMessage.Status.DONE
 
 
 def test_an_inquiry_answers_before_the_draft_is_made(c003_api, background, held_drafts):
