@@ -24,7 +24,7 @@ urlpatterns = [
         SpectacularSwaggerView.as_view(url_name="schema-ops", permission_classes=[IsAdminUser]),
         name="api-docs-ops",
     ),
-    path("api/", include("common.api_urls")),
+    path("api/", include("cs_project.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("", include("web.urls")),
