@@ -81,4 +81,4 @@ def c003_api(c003):
     return client
 
 
-from common.testing_celery import celery_worker, celery_worker_factory  # noqa: E402,F401
+from testsupport.celery_worker import celery_worker, celery_worker_factory  # noqa: E402,F401

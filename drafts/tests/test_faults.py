@@ -5,7 +5,7 @@ import psycopg
 import pytest
 from django.db import connection
 
-from common.testing_celery import worker_database_url
+from testsupport.celery_worker import worker_database_url
 from drafts.models import DeadLetter
 from drafts.tasks import generate_draft_task
 from orders.models import Customer

@@ -18,7 +18,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.urls import reverse
 
-from common.testing_celery import TEST_BROKER_URL, worker_database_url
+from testsupport.celery_worker import TEST_BROKER_URL, worker_database_url
 from drafts.locks import lease_remaining_s
 from drafts.models import DeadLetter, Draft
 from drafts.services import drafts_sweep

@@ -4,7 +4,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.recorder import MigrationRecorder
 
-from common.testing_celery import TEST_BROKER_URL
+from testsupport.celery_worker import TEST_BROKER_URL
 from llm.testing import Fault, ScriptedModelServer
 from ops import checks
 

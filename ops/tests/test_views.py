@@ -3,7 +3,7 @@
 import pytest
 from django.test import Client
 
-from common.testing_celery import TEST_BROKER_URL
+from testsupport.celery_worker import TEST_BROKER_URL
 from ops.checks import Check
 
 UNUSED_REDIS = "redis://127.0.0.1:6399/0"
