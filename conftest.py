@@ -38,7 +38,7 @@ def _shop_today(settings):
 @pytest.fixture
 def shop(db):
     """The demo shop from fixtures/shop.json with a login per customer, `operator` and `admin`."""
-    from common.demo import demo_seed
+    from fixtures.demo import demo_seed
 
     demo_seed(password="demo1234", knowledge=False)
 
@@ -46,7 +46,7 @@ def shop(db):
 @pytest.fixture
 def shop_knowledge(shop):
     """Tags, FAQ, indexed documents and service events, as `seed_demo` loads them."""
-    from common.demo import demo_knowledge_seed
+    from fixtures.demo import demo_knowledge_seed
 
     demo_knowledge_seed()
 

@@ -14,7 +14,7 @@ from django.db import connection
 from django.test.utils import override_settings
 from tqdm import tqdm
 
-from common.demo import demo_knowledge_seed, demo_seed
+from fixtures.demo import demo_knowledge_seed, demo_seed
 from evals.drafts_eval import (
     confidence_auroc,
     decided_drafts,

@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "web",
     "ops",
     "evals",  # a face: measures chat and drafts; nothing imports it
+    "fixtures",  # a face: seed_demo / reset_demo seed every app through its services
 ]
 
 MIDDLEWARE = [

@@ -98,7 +98,7 @@ def test_knowledge_check_fails_without_documents_and_passes_once_built(shop):
     check = checks.knowledge_index_check()
     assert not check.ok and "build_knowledge_index --load-fixtures" in check.message
 
-    from common.demo import demo_knowledge_seed
+    from fixtures.demo import demo_knowledge_seed
 
     demo_knowledge_seed()
     check = checks.knowledge_index_check()
