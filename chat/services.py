@@ -11,10 +11,10 @@ from django.db import transaction
 
 from actions.claims import Claim
 from actions.selectors import money_claims_unsupported
-from actions.tools import make_action_tools
 from chat import prompts
 from chat.agent import AgentOutcome, run_agent
 from chat.models import ChatMessage, Conversation, ToolCall
+from chat.tools import make_action_tools
 from common.budget import model_budget_charge
 from common.errors import DomainError, NotFound, RateLimited
 from common.outage import OUTAGE_ERRORS
