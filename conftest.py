@@ -59,6 +59,14 @@ def c003(shop):
 
 
 @pytest.fixture
+def c005(shop_knowledge):
+    """C005 with the knowledge base seeded: the drafts' (and the sweep's) usual inquirer."""
+    from orders.models import Customer
+
+    return Customer.objects.select_related("user").get(pk="C005")
+
+
+@pytest.fixture
 def operator_user(shop):
     from django.contrib.auth import get_user_model
 

@@ -12,8 +12,8 @@ def _warm_up(**_kwargs) -> None:
     (about 2.5 s of CPU that would otherwise land on one customer's draft)."""
     from django.db import connection
 
+    from common.tokenize import warm_up
     from knowledge.retrieval import retrieve
-    from knowledge.tokenize import warm_up
 
     try:
         warm_up()

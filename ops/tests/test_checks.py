@@ -4,9 +4,9 @@ import pytest
 from django.db import connection
 from django.db.migrations.recorder import MigrationRecorder
 
-from testsupport.celery_worker import TEST_BROKER_URL
 from llm.testing import Fault, ScriptedModelServer
 from ops import checks
+from testsupport.celery_worker import TEST_BROKER_URL
 
 UNUSED_REDIS = "redis://127.0.0.1:6399/0"
 CLOSED_PORT_URL = "http://127.0.0.1:9/v1"
