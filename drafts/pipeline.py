@@ -229,7 +229,7 @@ def _stage_diagnosis(run: Run, snapshot: list[dict]) -> dict | None:
                 {
                     "role": "user",
                     "content": diagnosis_user_prompt(
-                        inquiry_text=inquiry, inquiry_at=run.input_at, context=context.as_tool_result()
+                        inquiry_text=inquiry, inquiry_at=run.input_at, context=context.as_prompt_context()
                     ),
                 },
             ],
