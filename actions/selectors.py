@@ -6,8 +6,6 @@ from django.db.models import QuerySet
 
 from actions.claims import Claim, MoneyFact, claims_unsupported, find_money_claims
 from actions.models import ActionRecord
-from common.errors import NotFound
-from common.numbering import parse_number
 from common.redaction import ADDRESS, redact, redact_known
 from orders.models import Customer, Order
 from orders.selectors import customer_order_get, order_not_found_message  # noqa: F401  (re-exported)
@@ -26,18 +24,6 @@ def action_record_summary_masked(record: ActionRecord) -> str:
     detail = record.detail if isinstance(record.detail, dict) else {}
     known = [detail.get(key) for key in ADDRESS_DETAIL_KEYS if isinstance(detail.get(key), str)]
     return redact(redact_known(record.summary, known, marker=ADDRESS))
-
-
-def action_record_get(*, number: str | int) -> ActionRecord:
-    pk = parse_number("A", number)
-    record = ActionRecord.objects.select_related("order", "customer").filter(pk=pk).first() if pk else None
-    if record is None:
-        raise NotFound(f"처리번호 '{number}'을(를) 찾을 수 없습니다.")
-    return record
-
-
-def pending_queue() -> QuerySet[ActionRecord]:
-    return ActionRecord.objects.filter(status=ActionRecord.Status.PENDING).select_related("order", "customer")
 
 
 # Money that a person let go: only these records make a "환불되었습니다" true.

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from diagnostics.policy import enforce
+from diagnostics.policy import FAILURE_POINT_IDENTIFIED, enforce
 from diagnostics.prompts import diagnosis_system_prompt, diagnosis_user_prompt
 from diagnostics.schemas import DiagnosisOutput
 from diagnostics.selectors import diagnostic_context_gather
@@ -179,12 +179,7 @@ def _stage_confidence(run: Run, snapshot: list[dict], draft: Draft, hits: list, 
     blockers = list(out.hard_blockers)
     # Code adds what it can see for itself, whatever the model said. (Money claims are found by the guard
     # at draft time and after QA, in `claim_blockers`, whether or not this stage succeeds.)
-    if (
-        diagnosis
-        and diagnosis.get("verdict") != "FAILURE_POINT_IDENTIFIED"
-        and "원인" in answer
-        and "확인" not in answer
-    ):
+    if diagnosis and diagnosis.get("verdict") != FAILURE_POINT_IDENTIFIED and "원인" in answer and "확인" not in answer:
         blockers.append("진단이 확정하지 못한 원인을 단정함")
     scores = {
         k: getattr(out, k).model_dump() for k in ("groundedness", "completeness", "safety", "uncertainty_handling")
