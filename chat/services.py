@@ -21,11 +21,11 @@ from common.outage import OUTAGE_ERRORS
 from llm.errors import LLMError
 from orders.models import Customer
 from tickets.models import Ticket
-from tickets.services import ticket_handoff_get_or_create, ticket_message_add
+from tickets.services import BODY_MAX, ticket_handoff_get_or_create, ticket_message_add
 
 log = logging.getLogger(__name__)
 
-MESSAGE_MAX_CHARS = 4000
+MESSAGE_MAX_CHARS = BODY_MAX  # one limit for what a person writes: a chat message can become a ticket's
 HISTORY_TURNS = 20
 RESULT_KEYS = ("tool", "ok", "action_id", "ticket_id", "status", "status_code", "reason", "needs_clarification")
 

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from zoneinfo import ZoneInfo
 
+from common.clock import SEOUL
 from common.redaction import redact
 from diagnostics.schemas import diagnosis_json_schema
 from llm.fence import FENCE_RULE
 from llm.fence import fence_customer_text as _fence
-
-SEOUL = ZoneInfo("Asia/Seoul")
 
 _SYSTEM = """\
 당신은 한국 이커머스 고객센터의 오류 문의 진단 보조자다. 결과는 운영자만 보며 고객에게 전송되지 않는다.

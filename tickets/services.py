@@ -6,6 +6,7 @@ import uuid
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
+from common.choices import choice_parse
 from common.outbox import outbox_enqueue
 from orders.models import Customer, Order
 from tickets.models import Ticket, TicketMessage
@@ -13,19 +14,14 @@ from tickets.models import Ticket, TicketMessage
 log = logging.getLogger(__name__)
 
 SUBJECT_MAX = 200
-BODY_MAX = 4000
+BODY_MAX = 4000  # the one body limit: ticket messages, chat messages and draft replies
 # The outbox topic a committed customer message writes: "draft this input". The drafts app handles it.
 DRAFT_REQUESTED = "draft.requested"
 
 
 def parse_category(value: object) -> str:
     """English code or Korean label; anything else is 기타 (a person will re-file it)."""
-    if isinstance(value, str):
-        text = value.strip()
-        for choice in Ticket.Category:
-            if text in (choice.value, choice.label):
-                return choice.value
-    return Ticket.Category.OTHER
+    return choice_parse(Ticket.Category, value) or Ticket.Category.OTHER
 
 
 def _draft_request(ticket: Ticket, message: TicketMessage) -> None:
