@@ -81,7 +81,7 @@ WSGI_APPLICATION = "cs_project.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [],  # every template lives in its own app's templates/
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
