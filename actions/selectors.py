@@ -30,6 +30,9 @@ def action_record_summary_masked(record: ActionRecord) -> str:
 SETTLED_MONEY_STATUSES = (ActionRecord.Status.APPROVED, ActionRecord.Status.DONE)
 
 
+SETTLED_ORDER_STATUSES = (Order.Status.CANCELLED, Order.Status.RETURNED)
+
+
 def money_claims_check(claims: list[Claim], *, customer_id: str, order_ids: Iterable[str] | None = None) -> list[Claim]:
     """Which of these claims the customer's records do not make true (two queries; none without claims)."""
     if not claims:
@@ -40,8 +43,21 @@ def money_claims_check(claims: list[Claim], *, customer_id: str, order_ids: Iter
             customer_id=customer_id, kind__in=ActionRecord.MONEY_KINDS, status__in=SETTLED_MONEY_STATUSES
         ).values_list("order_id", "refund_amount")
     ]
-    orders = Order.objects.filter(customer_id=customer_id).values_list("order_id", flat=True)
-    return claims_unsupported(claims, approved=approved, customer_order_ids=list(orders), order_ids=order_ids)
+    orders = list(Order.objects.filter(customer_id=customer_id).values_list("order_id", "status"))
+    unsupported = claims_unsupported(
+        claims, approved=approved, customer_order_ids=[o for o, _ in orders], order_ids=order_ids
+    )
+    # An order the shop has already cancelled or taken back is a record too: "HR… · 취소완료" in an order
+    # listing states that order's status and promises nothing. Only for a sentence that names such orders and
+    # no others — a customer's old returned order never excuses a promise about a new request.
+    settled = {o.upper() for o, state in orders if state in SETTLED_ORDER_STATUSES}
+    named = {o.upper() for o, _ in orders}
+    return [c for c in unsupported if not _names_only(c.sentence.upper(), settled, named)]
+
+
+def _names_only(sentence: str, settled: set[str], known: set[str]) -> bool:
+    mentioned = {o for o in known if o in sentence}
+    return bool(mentioned) and mentioned <= settled
 
 
 def money_claims_unsupported(text: str, *, customer_id: str, order_ids: Iterable[str] | None = None) -> list[Claim]:

@@ -114,12 +114,17 @@ CI = Timings(
 )
 
 
+# Tokens carry the password's session hash, which is keyed by SECRET_KEY: the harness issues them with the key
+# the stack runs with.
+STACK_SECRET_KEY = "chaos-suite-not-a-secret-0123456789-abcdefghijklmnopqrstuvwxyz"
+
+
 def stack_env(timings: Timings, *, database_url: str, redis_url: str, model_url: str) -> dict[str, str]:
     """Production settings with what a loopback run needs: plain HTTP, a local host name, short timings."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "cs_project.settings.production",
-        "SECRET_KEY": "chaos-suite-not-a-secret-0123456789-abcdefghijklmnopqrstuvwxyz",
+        "SECRET_KEY": STACK_SECRET_KEY,
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "DEBUG": "false",
         "SECURE_SSL_REDIRECT": "false",
@@ -133,6 +138,11 @@ def stack_env(timings: Timings, *, database_url: str, redis_url: str, model_url:
         "CS_TODAY": TODAY,
         "CS_CHAT_THROTTLE": "100000/min",
         "CS_API_THROTTLE": "100000/min",
+        "CS_TICKET_MESSAGE_THROTTLE": "100000/min",
+        # The load sends a few customers' worth of traffic in seconds: the per-customer model budget would
+        # answer 429 and the suite would measure it instead of recovery.
+        "CS_MODEL_BUDGET_PER_MINUTE": "1000000",
+        "CS_MODEL_BUDGET_PER_DAY": "1000000",
         "CS_OUTAGE_RETRY_AFTER_S": "5",
         "CS_AI_LEASE_S": str(timings.lease_s),
         "CELERY_VISIBILITY_TIMEOUT_S": str(timings.visibility_s),
@@ -653,10 +663,13 @@ def api_token(username: str) -> str:
     """The API token the chat page would get at login (written directly: the pytest entry's users have test
     password hashes that the production settings do not accept)."""
     from django.contrib.auth import get_user_model
-    from rest_framework.authtoken.models import Token
+    from django.test.utils import override_settings
 
-    token, _ = Token.objects.get_or_create(user=get_user_model().objects.get(username=username))
-    return token.key
+    from accounts.services import token_issue
+
+    user = get_user_model().objects.get(username=username)
+    with override_settings(SECRET_KEY=STACK_SECRET_KEY):
+        return token_issue(user=user, actor=user)[1]
 
 
 def refundable_orders() -> list[tuple[str, str]]:

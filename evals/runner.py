@@ -304,7 +304,9 @@ def suite_run(
     bar = tqdm(total=len(tasks) * trials, disable=not progress, unit="trial", desc="eval")
     for day, day_tasks in by_day.items():
         jobs = [(task, k) for k in range(trials) for task in day_tasks]
-        with override_settings(CS_TODAY=day):
+        # The per-customer model budget guards production from floods; a suite drives one simulated customer
+        # through dozens of conversations a minute, so it would measure the budget, not the agent.
+        with override_settings(CS_TODAY=day, CS_MODEL_BUDGET_PER_MINUTE=10**9, CS_MODEL_BUDGET_PER_DAY=10**9):
             if concurrency <= 1:
                 for task, k in jobs:
                     results.append(trial_run(task, trial=k, make_user=make_user, judge_model=judge_model))

@@ -132,3 +132,31 @@ def test_every_text_the_code_writes_for_customers_passes_the_guard():
     ]
     for text in texts:
         assert find_money_claims(text) == [], text
+
+
+def test_an_order_listing_that_states_a_cancelled_orders_status_is_not_a_claim(c003_api, offline_model):
+    """ "HR… · 취소완료" in an order listing reads like a claim to the analyser; the order's own status makes
+    it true, so the listing reaches the customer as it is (the evals suite caught this)."""
+    from orders.models import Order
+
+    cancelled = Order.objects.filter(customer_id="C003").order_by("order_id").first()
+    Order.objects.filter(pk=cancelled.pk).update(status=Order.Status.CANCELLED)
+
+    body = turn(c003_api, "내 주문 조회해 주세요")
+
+    assert cancelled.order_id in body["reply"] and "취소완료" in body["reply"]
+    assert ChatMessage.objects.filter(role="assistant").get().outcome != ChatMessage.Outcome.CLAIM_BLOCKED
+
+
+def test_a_cancellation_claim_about_an_order_that_is_not_cancelled_is_still_caught(c003):
+    from actions.selectors import money_claims_unsupported
+    from orders.models import Order
+
+    order = Order.objects.filter(customer_id="C003", status=Order.Status.DELIVERED).first()
+    assert money_claims_unsupported(f"- {order.order_id} · 취소완료", customer_id="C003") != []
+    Order.objects.filter(pk=order.pk).update(status=Order.Status.CANCELLED)
+    assert money_claims_unsupported(f"- {order.order_id} · 취소완료", customer_id="C003") == []
+    # An old cancelled order never excuses a promise that names no order, or names another one too.
+    assert money_claims_unsupported("환불이 완료되었습니다.", customer_id="C003") != []
+    other = Order.objects.filter(customer_id="C003").exclude(pk=order.pk).first()
+    assert money_claims_unsupported(f"{order.order_id}, {other.order_id} 취소완료", customer_id="C003") != []
