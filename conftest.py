@@ -38,7 +38,7 @@ def _shop_today(settings):
 @pytest.fixture
 def shop(db):
     """The demo shop from fixtures/shop.json with a login per customer, `operator` and `admin`."""
-    from common.demo import demo_seed
+    from fixtures.demo import demo_seed
 
     demo_seed(password="demo1234", knowledge=False)
 
@@ -46,7 +46,7 @@ def shop(db):
 @pytest.fixture
 def shop_knowledge(shop):
     """Tags, FAQ, indexed documents and service events, as `seed_demo` loads them."""
-    from common.demo import demo_knowledge_seed
+    from fixtures.demo import demo_knowledge_seed
 
     demo_knowledge_seed()
 
@@ -56,6 +56,14 @@ def c003(shop):
     from orders.models import Customer
 
     return Customer.objects.select_related("user").get(pk="C003")
+
+
+@pytest.fixture
+def c005(shop_knowledge):
+    """C005 with the knowledge base seeded: the drafts' (and the sweep's) usual inquirer."""
+    from orders.models import Customer
+
+    return Customer.objects.select_related("user").get(pk="C005")
 
 
 @pytest.fixture
@@ -81,4 +89,4 @@ def c003_api(c003):
     return client
 
 
-from common.testing_celery import celery_worker, celery_worker_factory  # noqa: E402,F401
+from testsupport.celery_worker import celery_worker, celery_worker_factory  # noqa: E402,F401

@@ -1,7 +1,7 @@
 """The money-claim guard: finds Korean sentences that assert a refund or cancellation *is* approved, done,
 paid or scheduled, so that no text tells a customer what a person has not decided.
 
-It reasons on morphemes from the shared Kiwi (knowledge.tokenize), sentence by sentence, not on a phrase
+It reasons on morphemes from the shared Kiwi (common.tokenize), sentence by sentence, not on a phrase
 list:
 
 1. A *money event* is a predicate on a money noun: 환불/취소/입금/환급/반환/송금/지급/승인 + 되다/하다
@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from knowledge.tokenize import Morpheme, sentences
+from common.tokenize import Morpheme, sentences
 
 CODE = "money_claim"
 

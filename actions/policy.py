@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from actions.models import ActionRecord, ReasonCategory
+from common.choices import choice_parse
 from common.redaction import has_marker
 from orders.models import Order
 
@@ -40,13 +41,7 @@ def status_label(status: str) -> str:
 
 def parse_reason_category(value: object) -> str | None:
     """Accept the English code or the seed's Korean label; None for anything else."""
-    if not isinstance(value, str):
-        return None
-    text = value.strip()
-    for choice in ReasonCategory:
-        if text in (choice.value, choice.label):
-            return choice.value
-    return None
+    return choice_parse(ReasonCategory, value)
 
 
 def days_since(delivered_at: date | None, today: date) -> int | None:

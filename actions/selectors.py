@@ -1,33 +1,14 @@
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from django.db.models import QuerySet
 
 from actions.claims import Claim, MoneyFact, claims_unsupported, find_money_claims
 from actions.models import ActionRecord
-from common.errors import NotFound
-from common.numbering import parse_number
 from common.redaction import ADDRESS, redact, redact_known
-from orders.models import ORDER_ID_PATTERN, Customer, Order
-
-
-def order_not_found_message(order_id: object) -> str:
-    return f"주문번호 '{order_id}'을(를) 찾을 수 없습니다."
-
-
-def customer_order_get(*, customer: Customer, order_id: object, for_update: bool = False) -> Order:
-    """The customer's own order. Someone else's order is answered exactly like a missing one."""
-    qs = Order.objects.select_related("product", "option")
-    if for_update:
-        qs = qs.select_for_update(of=("self",))
-    text = str(order_id).strip().upper() if isinstance(order_id, (str, int)) and order_id else ""
-    # Only the canonical ASCII form reaches the query (a NUL would fail a PostgreSQL lookup).
-    order = qs.filter(customer=customer, pk=text).first() if re.fullmatch(ORDER_ID_PATTERN, text, re.ASCII) else None
-    if order is None:
-        raise NotFound(order_not_found_message(order_id))
-    return order
+from orders.models import Customer, Order
+from orders.selectors import customer_order_get, order_not_found_message  # noqa: F401  (re-exported)
 
 
 def action_record_list(*, customer: Customer) -> QuerySet[ActionRecord]:
@@ -43,18 +24,6 @@ def action_record_summary_masked(record: ActionRecord) -> str:
     detail = record.detail if isinstance(record.detail, dict) else {}
     known = [detail.get(key) for key in ADDRESS_DETAIL_KEYS if isinstance(detail.get(key), str)]
     return redact(redact_known(record.summary, known, marker=ADDRESS))
-
-
-def action_record_get(*, number: str | int) -> ActionRecord:
-    pk = parse_number("A", number)
-    record = ActionRecord.objects.select_related("order", "customer").filter(pk=pk).first() if pk else None
-    if record is None:
-        raise NotFound(f"처리번호 '{number}'을(를) 찾을 수 없습니다.")
-    return record
-
-
-def pending_queue() -> QuerySet[ActionRecord]:
-    return ActionRecord.objects.filter(status=ActionRecord.Status.PENDING).select_related("order", "customer")
 
 
 # Money that a person let go: only these records make a "환불되었습니다" true.

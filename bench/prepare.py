@@ -32,7 +32,7 @@ def status() -> dict:
 
 
 def seed(*, knowledge: bool) -> dict:
-    from common.demo import demo_seed
+    from fixtures.demo import demo_seed
     from orders.models import Customer
 
     # demo_seed gives a login to every customer without one: never run it over synthetic customers.

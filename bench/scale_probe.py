@@ -109,7 +109,7 @@ def measure_tools(customers: int, seed: int = 1) -> dict:
     from django.db import connection, transaction
     from django.test.utils import CaptureQueriesContext
 
-    from actions.tools import make_action_tools
+    from chat.tools import make_action_tools
     from orders.models import Customer
 
     rng = random.Random(seed)

@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from chaos.report import render, write_doc
     from chaos.suite import CI, FULL, run_suite
-    from common.demo import demo_seed
+    from fixtures.demo import demo_seed
 
     demo_seed(password="demo1234", knowledge=True)
     timings = CI if args.quick else FULL

@@ -11,8 +11,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from actions.tools import ToolRegistry
 from chat import prompts
+from chat.tools import ToolRegistry
 from llm import client as llm
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """What the built-in offline agent understands of one customer message: pure functions over text.
 
-The sentence is analysed into morphemes by the project's one Kiwi (`knowledge.tokenize.morphemes`), so
+The sentence is analysed into morphemes by the project's one Kiwi (`common.tokenize.morphemes`), so
 환불해 / 환불할게 / 환불해쥬세요 all meet on the lemma 환불, and 바꿔 / 바꿀게요 on 바꾸. On top of that:
 
 - `detect_intent`: an intent by lemma and pattern, with "X 말고 Y" and negation taken into account;
@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from knowledge.tokenize import Morpheme, morphemes
+from common.tokenize import Morpheme, morphemes
 
 # --- vocabulary ----------------------------------------------------------------------------------
 ORDERS, TRACK, ADDRESS, EXCHANGE, REFUND, CANCEL, TICKET, HANDOFF, REQUESTS = (

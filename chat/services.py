@@ -11,22 +11,22 @@ from django.db import transaction
 
 from actions.claims import Claim
 from actions.selectors import money_claims_unsupported
-from actions.tools import make_action_tools
 from chat import prompts
 from chat.agent import AgentOutcome, run_agent
 from chat.models import ChatMessage, Conversation, ToolCall
 from chat.selectors import conversation_transcript
+from chat.tools import make_action_tools
 from common.budget import model_budget_charge
 from common.errors import DomainError, NotFound, RateLimited
 from common.outage import OUTAGE_ERRORS
 from llm.errors import LLMError
 from orders.models import Customer
 from tickets.models import Ticket
-from tickets.services import ticket_handoff_get_or_create, ticket_message_add
+from tickets.services import BODY_MAX, ticket_handoff_get_or_create, ticket_message_add
 
 log = logging.getLogger(__name__)
 
-MESSAGE_MAX_CHARS = 4000
+MESSAGE_MAX_CHARS = BODY_MAX  # one limit for what a person writes: a chat message can become a ticket's
 HISTORY_TURNS = 20
 RESULT_KEYS = ("tool", "ok", "action_id", "ticket_id", "status", "status_code", "reason", "needs_clarification")
 

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
 
-    from orders.models import Customer
+
+class Customer(Protocol):
+    """What an actor needs of `orders.Customer` (common sits below orders and does not import it)."""
+
+    customer_id: str
+    user: AbstractBaseUser
 
 
 @dataclass(frozen=True)
@@ -30,7 +35,3 @@ class Actor:
     @classmethod
     def operator(cls, user: AbstractBaseUser) -> Actor:
         return cls("OPERATOR", user.get_username(), user)
-
-    @classmethod
-    def system(cls, label: str = "system") -> Actor:
-        return cls("SYSTEM", label, None)

@@ -6,6 +6,7 @@ class CommonConfig(AppConfig):
     verbose_name = "공통"
 
     def ready(self) -> None:
+        # Imports here, not for a cycle: an apps.py module loads before the app registry is ready.
         from django.core.signals import got_request_exception
 
         from common.outage import note_request_exception

@@ -26,7 +26,7 @@ urlpatterns = [
     ),
     # The shop connection: /api/integration/* (Bearer API key), /api/auth/shop-session/, /widget.js, /widget/<name>/
     path("", include("integration.urls")),
-    path("api/", include("common.api_urls")),
+    path("api/", include("cs_project.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("", include("web.urls")),

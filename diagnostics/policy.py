@@ -19,15 +19,13 @@ from dataclasses import dataclass, field
 
 from common.numbering import format_number, parse_number
 from common.redaction import find_sensitive, redact
-from diagnostics.schemas import DiagnosisOutput, ObservedFact
+from diagnostics.schemas import VERDICTS, DiagnosisOutput, ObservedFact
 
 REQUEST_LOG = "REQUEST_LOG"
 TRACE = "TRACE"
 USAGE_EVENT = "USAGE_EVENT"
 
-FAILURE_POINT_IDENTIFIED = "FAILURE_POINT_IDENTIFIED"
-PARTIAL_EVIDENCE = "PARTIAL_EVIDENCE"
-INSUFFICIENT = "INSUFFICIENT"
+FAILURE_POINT_IDENTIFIED, PARTIAL_EVIDENCE, INSUFFICIENT = VERDICTS
 
 EVENT_PREFIX = "E"
 

@@ -6,10 +6,16 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Verdict = Literal["FAILURE_POINT_IDENTIFIED", "PARTIAL_EVIDENCE", "INSUFFICIENT"]
+# The verdict set, defined once (code → the label operators read); everything else derives from it.
+VERDICT_LABELS: dict[str, str] = {
+    "FAILURE_POINT_IDENTIFIED": "실패 지점 확인",
+    "PARTIAL_EVIDENCE": "부분 근거",
+    "INSUFFICIENT": "근거 부족",
+}
+VERDICTS: tuple[str, ...] = tuple(VERDICT_LABELS)
+Verdict = Literal[VERDICTS]  # type: ignore[valid-type]
 EventId = Annotated[str, Field(min_length=1, max_length=32)]
 Check = Annotated[str, Field(min_length=1, max_length=300)]
-VERDICTS: tuple[str, ...] = ("FAILURE_POINT_IDENTIFIED", "PARTIAL_EVIDENCE", "INSUFFICIENT")
 
 
 class ObservedFact(BaseModel):
@@ -25,7 +31,7 @@ class ObservedFact(BaseModel):
 class DiagnosisOutput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    verdict: Verdict = Field(description="FAILURE_POINT_IDENTIFIED | PARTIAL_EVIDENCE | INSUFFICIENT")
+    verdict: Verdict = Field(description=" | ".join(VERDICTS))
     observed_facts: list[ObservedFact] = Field(description="관측 사실과 근거 이벤트", max_length=20)
     interpretation: str = Field(description="관측 사실에 대한 AI 해석 (추정임을 밝힐 것)", max_length=1500)
     checks: list[Check] = Field(description="운영자가 추가로 확인할 항목", max_length=10)

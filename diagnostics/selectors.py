@@ -1,15 +1,13 @@
 """Read-only: gather the service events around an inquiry for the operator-only error diagnosis.
 
-`make_diagnostic_tool` binds the customer and the inquiry time in code. The model calls
-`get_error_diagnostic_context` without arguments and cannot ask for another customer or another time.
+The pipeline gathers the context in code for the inquiry's own customer and time and places it in the prompt
+(`diagnostics.prompts`): the model cannot ask for another customer or another time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -20,23 +18,6 @@ from diagnostics.models import ServiceEvent
 
 # A diagnosis is built from service events (request logs, traces): who may read those may read the diagnosis.
 DIAGNOSIS_VIEW_PERMISSION = "diagnostics.view_serviceevent"
-
-TOOL_NAME = "get_error_diagnostic_context"
-
-DIAGNOSTIC_TOOL_SPEC: dict = {
-    "type": "function",
-    "function": {
-        "name": TOOL_NAME,
-        "description": (
-            "오류 문의를 진단할 때 가장 먼저 호출한다. "
-            "문의한 고객의 문의 시각 전후(기본 2시간 전~10분 후)에 기록된 "
-            "요청 처리 로그, 트레이스, 고객 이용 이벤트를 시간순으로 돌려준다. 고객과 문의 시각은 시스템이 정하므로 "
-            "인자는 없다. 각 이벤트의 event_id를 관측 사실의 근거로 인용한다. "
-            "인증정보·개인정보·내부 URL·스택트레이스는 이미 가려져 있다."
-        ),
-        "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
-    },
-}
 
 _KIND_KEYS = {
     ServiceEvent.Kind.REQUEST_LOG: "request_logs",
@@ -87,7 +68,7 @@ class DiagnosticContext:
         """The `error_event_ids` argument of `policy.enforce`."""
         return {e["event_id"] for e in self.request_logs + self.traces if e["is_error"]}
 
-    def as_tool_result(self) -> dict:
+    def as_prompt_context(self) -> dict:
         return {
             "customer_id": self.customer_id,
             "inquiry_at": _iso(self.inquiry_at),
@@ -162,12 +143,3 @@ def diagnostic_context_gather(
         truncated=truncated,
         **by_kind,
     )
-
-
-def make_diagnostic_tool(customer_id: str, inquiry_at: datetime) -> Callable[..., dict]:
-    """The handler for `DIAGNOSTIC_TOOL_SPEC`. Whatever arguments the model sends are ignored."""
-
-    def get_error_diagnostic_context(**_model_arguments: Any) -> dict:
-        return diagnostic_context_gather(customer_id=customer_id, inquiry_at=inquiry_at).as_tool_result()
-
-    return get_error_diagnostic_context

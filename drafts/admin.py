@@ -12,6 +12,7 @@ from actions.claims import find_money_claims
 from common.admin import ReadOnlyAdmin
 from common.errors import DomainError
 from common.numbering import parse_number
+from diagnostics.schemas import VERDICT_LABELS
 from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION
 from drafts.guard import draft_hold_for
 from drafts.models import DeadLetter, Draft, DraftEvent, StageState
@@ -33,11 +34,6 @@ SCORE_LABELS = {
     "uncertainty_handling": "불확실성 처리",
 }
 STAGE_LABELS = {"draft": "초안", "qa": "QA", "confidence": "신뢰도", "tags": "태그", "diagnosis": "진단"}
-VERDICT_LABELS = {
-    "FAILURE_POINT_IDENTIFIED": "실패 지점 확인",
-    "PARTIAL_EVIDENCE": "부분 근거",
-    "INSUFFICIENT": "근거 부족",
-}
 
 
 _EDIT_KEY = "drafts.held_edit.{}"

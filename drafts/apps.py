@@ -12,11 +12,12 @@ log = logging.getLogger(__name__)
 
 def _warm_up(**_kwargs) -> None:
     """Load the Korean analyser and the retrieval index when a worker starts, not on the first inquiry
-    (about 2.5 s of CPU that would otherwise land on one customer's draft)."""
+    (about 2.5 s of CPU that would otherwise land on one customer's draft). Imports here: apps.py loads before
+    the app registry is ready."""
     from django.db import connection
 
+    from common.tokenize import warm_up
     from knowledge.retrieval import retrieve
-    from knowledge.tokenize import warm_up
 
     started = time.perf_counter()
     try:
@@ -40,6 +41,7 @@ class DraftsConfig(AppConfig):
     verbose_name = "상담 보조(답변 초안)"
 
     def ready(self) -> None:
+        # Imports here, not for a cycle: an apps.py module loads before the app registry is ready.
         from celery.signals import worker_init, worker_process_init, worker_ready
 
         from common.outbox import outbox_register

@@ -16,6 +16,10 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from diagnostics.policy import FAILURE_POINT_IDENTIFIED, enforce
+from diagnostics.prompts import diagnosis_system_prompt, diagnosis_user_prompt
+from diagnostics.schemas import DiagnosisOutput
+from diagnostics.selectors import diagnostic_context_gather
 from drafts import prompts
 from drafts.context import context_prefetch, context_sources
 from drafts.guard import text_claim_blockers
@@ -23,6 +27,7 @@ from drafts.locks import ticket_lease
 from drafts.models import Draft, DraftEvent, StageState
 from drafts.schemas import ConfidenceOutput, DraftOutput, QAOutput, TagsOutput
 from drafts.services import PIPELINE_ACTOR, draft_event, drafts_supersede
+from knowledge.selectors import faq_list_active
 from llm import client as llm
 from llm.errors import LLMError
 from tickets.models import Tag, Ticket, TicketMessage
@@ -115,14 +120,13 @@ def _in_thread(fn, *args):
 
 # --- stages ------------------------------------------------------------------------------------
 def _retrieve(query: str) -> list:
+    # Imported here for its cost, not for a cycle: bm25s + numpy take ~0.4 s, paid by the first draft only.
     from knowledge.retrieval import retrieve
 
     return retrieve(query, k=4)
 
 
 def _faq() -> list[dict]:
-    from knowledge.selectors import faq_list_active
-
     return [{"question": f.question, "answer": f.answer} for f in faq_list_active(limit=200)]
 
 
@@ -160,7 +164,7 @@ def _stage_qa(run: Run, snapshot: list[dict], draft: Draft, hits: list) -> Draft
         )
     except LLMError as exc:
         return _fenced_write(run, **_failed("qa", exc))
-    from knowledge.retrieval import validate_citations
+    from knowledge.retrieval import validate_citations  # cost, not a cycle: see _retrieve
 
     kept, dropped = validate_citations([c.model_dump() for c in out.citations], hits)
     if dropped:
@@ -195,12 +199,7 @@ def _stage_confidence(run: Run, snapshot: list[dict], draft: Draft, hits: list, 
     blockers = list(out.hard_blockers)
     # Code adds what it can see for itself, whatever the model said. (Money claims are found by the guard
     # at draft time and after QA, in `claim_blockers`, whether or not this stage succeeds.)
-    if (
-        diagnosis
-        and diagnosis.get("verdict") != "FAILURE_POINT_IDENTIFIED"
-        and "원인" in answer
-        and "확인" not in answer
-    ):
+    if diagnosis and diagnosis.get("verdict") != FAILURE_POINT_IDENTIFIED and "원인" in answer and "확인" not in answer:
         blockers.append("진단이 확정하지 못한 원인을 단정함")
     scores = {
         k: getattr(out, k).model_dump() for k in ("groundedness", "completeness", "safety", "uncertainty_handling")
@@ -235,11 +234,6 @@ def _stage_diagnosis(run: Run, snapshot: list[dict]) -> dict | None:
     if run.category != Ticket.Category.ERROR:
         _fenced_write(run, diagnosis_state=StageState.SKIPPED)
         return None
-    from diagnostics.policy import enforce
-    from diagnostics.prompts import diagnosis_system_prompt, diagnosis_user_prompt
-    from diagnostics.schemas import DiagnosisOutput
-    from diagnostics.selectors import diagnostic_context_gather
-
     context = diagnostic_context_gather(customer_id=run.customer_id, inquiry_at=run.input_at)
     inquiry = "\n".join(m["body"] for m in snapshot if m["author_type"] == "CUSTOMER")
     try:
@@ -250,7 +244,7 @@ def _stage_diagnosis(run: Run, snapshot: list[dict]) -> dict | None:
                 {
                     "role": "user",
                     "content": diagnosis_user_prompt(
-                        inquiry_text=inquiry, inquiry_at=run.input_at, context=context.as_tool_result()
+                        inquiry_text=inquiry, inquiry_at=run.input_at, context=context.as_prompt_context()
                     ),
                 },
             ],

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tickets.services import BODY_MAX
+
 
 class _Out(BaseModel):
     model_config = ConfigDict(extra="ignore")
@@ -15,12 +17,12 @@ class Citation(_Out):
 
 
 class DraftOutput(_Out):
-    body: str = Field(min_length=1, max_length=4000)
+    body: str = Field(min_length=1, max_length=BODY_MAX)
     citations: list[Citation] = Field(default_factory=list, max_length=10)
 
 
 class QAOutput(_Out):
-    corrected_body: str = Field(min_length=1, max_length=4000)
+    corrected_body: str = Field(min_length=1, max_length=BODY_MAX)
     changes: list[str] = Field(default_factory=list, max_length=10)
     citations: list[Citation] = Field(default_factory=list, max_length=10)
 

@@ -5,6 +5,7 @@ from django.db.models import Prefetch, Q
 from drafts.models import Draft
 from knowledge.models import KnowledgeChunk
 from tickets.models import Ticket
+from tickets.selectors import ticket_list
 
 
 def ticket_drafts(ticket: Ticket) -> list[Draft]:
@@ -44,6 +45,4 @@ def citations_with_text(draft: Draft, chunks: dict[tuple[str, int], dict]) -> li
 
 def ops_ticket_list(*, status: str | None = None, category: str | None = None):
     """Tickets for operators with their newest draft's status, in a constant number of queries."""
-    from tickets.selectors import ticket_list
-
     return ticket_list(status=status, category=category).prefetch_related(latest_drafts_prefetch())

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.test.utils import override_settings
 from pydantic import BaseModel, ConfigDict, Field
 
+from diagnostics.schemas import VERDICTS
 from drafts.models import Draft
 from drafts.pipeline import draft_generate
 from orders.models import Customer
@@ -22,7 +23,6 @@ from tickets.services import ticket_create
 
 CASES_DIR = Path(__file__).resolve().parent / "drafts"
 ROUTES = ("draft", "ask", "escalate")
-VERDICTS = ("FAILURE_POINT_IDENTIFIED", "PARTIAL_EVIDENCE", "INSUFFICIENT")
 CONFIDENCE_PARTS = ("groundedness", "completeness", "safety", "uncertainty_handling")
 # The draft asks the customer for something it needs (the route "ask").
 ASKS = re.compile(r"알려\s*주(세요|시겠|시면)|보내\s*주세요|말씀해\s*주세요|확인\s*부탁|\?\s*$", re.M)

@@ -14,7 +14,6 @@ from django.db import connection
 from django.test.utils import override_settings
 from tqdm import tqdm
 
-from common.demo import demo_knowledge_seed, demo_seed
 from evals.drafts_eval import (
     confidence_auroc,
     decided_drafts,
@@ -26,6 +25,7 @@ from evals.drafts_eval import (
 from evals.report import report_build, report_write
 from evals.runner import suite_run
 from evals.schema import task_list
+from fixtures.demo import demo_knowledge_seed, demo_seed
 from llm.client import OFFLINE_MODEL, clear_client_cache, is_offline
 
 

@@ -14,8 +14,8 @@ import bm25s
 import numpy as np
 from django.db.models import Count, Max
 
+from common.tokenize import tokens
 from knowledge.models import KnowledgeChunk
-from knowledge.tokenize import tokens
 
 DEFAULT_K = 4
 

@@ -17,10 +17,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from common.errors import DomainError
+from common.tokenize import tokens
 from knowledge.chunking import DocumentFormatError, chunk_body, document_parse
 from knowledge.models import FaqEntry, KnowledgeChunk, KnowledgeDocument
 from knowledge.selectors import faq_list_active, index_status
-from knowledge.tokenize import tokens
 
 __all__ = [
     "KnowledgeError",

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from metrics.formatting import fmt_number
+
 PALETTE = ("#2563eb", "#f59e0b", "#dc2626", "#059669", "#7c3aed", "#64748b")
 FONT = "font-family:inherit;font-size:11px"
 EMPTY_TEXT = "데이터 없음"
@@ -27,15 +29,6 @@ class Series:
 
 def _e(value: Any) -> str:
     return escape(str(value), quote=True)
-
-
-def fmt_number(value: float | None) -> str:
-    """12 → "12", 1.5 → "1.5", 0.66667 → "0.67", None → "-"."""
-    if value is None:
-        return "-"
-    if float(value).is_integer():
-        return f"{int(value):,}"
-    return f"{value:,.2f}".rstrip("0").rstrip(".")
 
 
 def nice_axis(maximum: float, intervals: int = 4) -> tuple[float, list[float]]:

@@ -1,12 +1,22 @@
 """Human-readable forms of a `metrics_compute` report: durations, percentages and the console table.
 
-Pure functions on the report dict; the management command and the dashboard's template filters use them.
+Pure functions on the report dict; the management command, the dashboard's template filters and its charts
+use them (the one number format of the metrics pages).
 """
 
 from __future__ import annotations
 
 import unicodedata
 from typing import Any
+
+
+def fmt_number(value: float | None) -> str:
+    """12 → "12", 1.5 → "1.5", 0.66667 → "0.67", None → "-"."""
+    if value is None:
+        return "-"
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.2f}".rstrip("0").rstrip(".")
 
 
 def duration(seconds: float | None) -> str:

@@ -6,6 +6,7 @@ class OpsConfig(AppConfig):
     verbose_name = "운영"
 
     def ready(self) -> None:
+        # Imports here, not for a cycle: an apps.py module loads before the app registry is ready.
         from django.core.signals import request_started
 
         from ops.background import embedded_background_ensure

@@ -12,7 +12,10 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.migrations.executor import MigrationExecutor
 
+from cs_project.celery import app
 from drafts.checks import timing_problems, timings_from_settings
+from knowledge.selectors import index_status
+from llm.client import endpoint_check
 
 __all__ = [
     "Check",
@@ -104,8 +107,6 @@ def redis_check(url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> Check:
 
 def celery_workers_check(broker_url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> Check:
     """At least one worker answers a broadcast ping on `broker_url` within `timeout_s`."""
-    from cs_project.celery import app
-
     try:
         with app.connection_for_write(broker_url) as conn:
             conn.ensure_connection(max_retries=1, timeout=timeout_s)
@@ -135,8 +136,6 @@ def _safe_url(url: str) -> str:
 
 # --- model endpoint ------------------------------------------------------------------------------
 def model_endpoint_check(*, timeout_s: float = DEFAULT_TIMEOUT_S) -> Check:
-    from llm.client import endpoint_check
-
     status = endpoint_check(timeout_s=timeout_s)
     if status.offline:
         return Check(
@@ -157,8 +156,6 @@ def model_endpoint_check(*, timeout_s: float = DEFAULT_TIMEOUT_S) -> Check:
 
 # --- knowledge index -----------------------------------------------------------------------------
 def knowledge_index_check() -> Check:
-    from knowledge.selectors import index_status
-
     try:
         status = index_status()
     except Exception as exc:

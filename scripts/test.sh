@@ -10,6 +10,8 @@ mkdir -p test-artifacts
 echo "== lint: ruff"
 "$PY" -m ruff check .
 "$PY" -m ruff format --check .
+echo "== layers: import-linter (contracts in pyproject.toml, picture in docs/ARCHITECTURE.md)"
+.venv/bin/lint-imports --no-cache
 
 pg_up() {
   "$PY" - "$PG_URL" <<'PYEOF'

@@ -4,10 +4,10 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from actions.selectors import customer_order_get
 from common.apis import CustomerThrottle, IsCustomer, TicketMessageThrottle
 from common.budget import model_budget_charge
 from common.errors import InvalidState
+from orders.selectors import customer_order_get
 from tickets.models import Ticket, TicketMessage
 from tickets.selectors import customer_ticket_get, customer_ticket_list, customer_visible_messages
 from tickets.services import BODY_MAX, SUBJECT_MAX, ticket_create, ticket_message_add, ticket_seen_by_customer

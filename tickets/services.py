@@ -10,6 +10,7 @@ from django.utils import timezone
 from common import events
 from common.actors import Actor
 from common.audit import actor_fields
+from common.choices import choice_parse
 from common.errors import InvalidState
 from common.outbox import outbox_enqueue
 from common.redaction import redact
@@ -19,7 +20,7 @@ from tickets.models import Tag, Ticket, TicketEvent, TicketMessage
 log = logging.getLogger(__name__)
 
 SUBJECT_MAX = 200
-BODY_MAX = 4000
+BODY_MAX = 4000  # the one body limit: ticket messages, chat messages and draft replies
 # The first line of the system note that carries a chat handoff's masked transcript (the drafts' prompt reads
 # it as the conversation's context; operators read it on the ticket).
 HANDOFF_TRANSCRIPT_TITLE = "[채팅 대화 기록]"
@@ -29,12 +30,7 @@ DRAFT_REQUESTED = "draft.requested"
 
 def parse_category(value: object) -> str:
     """English code or Korean label; anything else is 기타 (a person will re-file it)."""
-    if isinstance(value, str):
-        text = value.strip()
-        for choice in Ticket.Category:
-            if text in (choice.value, choice.label):
-                return choice.value
-    return Ticket.Category.OTHER
+    return choice_parse(Ticket.Category, value) or Ticket.Category.OTHER
 
 
 def _draft_request(ticket: Ticket, message: TicketMessage) -> None:

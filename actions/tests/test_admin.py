@@ -6,19 +6,26 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from actions.models import ActionRecord
-from actions.tools import make_action_tools
+from actions.services import refund_request
+from common.actors import Actor
 from orders.models import Order
 
 pytestmark = pytest.mark.django_db
+
+
+def _refund(customer, **args) -> ActionRecord:
+    """A customer's refund/cancel request as the chat agent files it (the tool's path, without the tool)."""
+    args.setdefault("reason", "")
+    return refund_request(customer=customer, actor=Actor.customer_agent(customer), **args).record
+
 
 CHANGELIST = "admin:actions_actionrecord_changelist"
 
 
 @pytest.fixture
 def two_pending(c003):
-    tools = make_action_tools(c003)
-    tools.call("request_refund", {"order_id": "HR20260628003", "reason_category": "상품하자", "reason": "녹"})
-    tools.call("request_refund", {"order_id": "HR20260726002", "reason_category": "확인필요"})
+    _refund(c003, order_id="HR20260628003", reason_category="상품하자", reason="녹")
+    _refund(c003, order_id="HR20260726002", reason_category="확인필요")
     return list(ActionRecord.objects.order_by("id"))
 
 
@@ -86,13 +93,12 @@ def test_records_are_read_only_and_never_bulk_deleted(admin_client, two_pending)
 
 
 def test_queue_query_count_does_not_grow_with_rows(client, operator_user, c003, django_assert_max_num_queries):
-    make_action_tools(c003).call("request_refund", {"order_id": "HR20260628003", "reason_category": "상품하자"})
+    _refund(c003, order_id="HR20260628003", reason_category="상품하자")
     client.force_login(operator_user)
     with django_assert_max_num_queries(12) as few:
         client.get(reverse(CHANGELIST) + "?status__exact=PENDING")
-    tools = make_action_tools(c003)
     for order_id in ("HR20260726002", "HR20260721001"):
-        tools.call("request_refund", {"order_id": order_id, "reason_category": "상품하자"})
+        _refund(c003, order_id=order_id, reason_category="상품하자")
     with django_assert_max_num_queries(len(few.captured_queries)):
         client.get(reverse(CHANGELIST) + "?status__exact=PENDING")
 

@@ -5,8 +5,8 @@ from django.contrib.auth import get_user_model
 
 from actions.errors import AlreadyDecided, NotApprovable
 from actions.models import ActionEvent, ActionRecord
-from actions.services import action_decide
-from actions.tools import make_action_tools
+from actions.services import action_decide, address_change, refund_request
+from common.actors import Actor
 from common.errors import NotFound, PermissionDenied
 from common.tests.factories import operator_with
 from orders.models import Order, ProductOption
@@ -15,17 +15,21 @@ from orders.tests.factories import OrderFactory
 pytestmark = pytest.mark.django_db
 
 
+def _refund(customer, **args) -> ActionRecord:
+    """A customer's refund/cancel request as the chat agent files it (the tool's path, without the tool)."""
+    args.setdefault("reason", "")
+    return refund_request(customer=customer, actor=Actor.customer_agent(customer), **args).record
+
+
 @pytest.fixture
 def pending_refund(c003):
-    result = make_action_tools(c003).call(
-        "request_refund", {"order_id": "HR20260628003", "reason_category": "상품하자", "reason": "녹이 슬었어요"}
-    )
-    return ActionRecord.objects.get(pk=int(result["action_id"][1:]))
+    record = _refund(c003, order_id="HR20260628003", reason_category="상품하자", reason="녹이 슬었어요")
+    return ActionRecord.objects.get(pk=record.pk)
 
 
 @pytest.fixture
 def pending_cancel(c003):
-    make_action_tools(c003).call("request_refund", {"order_id": "HR20260726002", "reason_category": "확인필요"})
+    _refund(c003, order_id="HR20260726002", reason_category="확인필요")
     return ActionRecord.objects.get(kind="CANCEL")
 
 
@@ -85,8 +89,11 @@ def test_only_users_with_decide_permission(pending_refund):
 def test_done_records_and_unknown_numbers_are_not_decidable():
     order = OrderFactory()  # any paid order: the demo's ids are not the point
     operator_user = operator_with("actions.decide")
-    make_action_tools(order.customer).call(
-        "change_shipping_address", {"order_id": order.pk, "new_address": "서울특별시 중구 세종대로 110"}
+    address_change(
+        customer=order.customer,
+        order_id=order.pk,
+        new_address="서울특별시 중구 세종대로 110",
+        actor=Actor.customer_agent(order.customer),
     )
     done = ActionRecord.objects.get()
     with pytest.raises(NotApprovable):
@@ -99,11 +106,10 @@ def test_done_records_and_unknown_numbers_are_not_decidable():
 
 def test_action_numbers_come_from_the_database_id():
     order = OrderFactory()
-    tools = make_action_tools(order.customer)
-    tools.call("request_refund", {"order_id": order.pk, "reason_category": "확인필요"})
+    _refund(order.customer, order_id=order.pk, reason_category="확인필요")
     first = ActionRecord.objects.get()
     first.events.all().delete()
     ActionRecord.objects.all().delete()  # a count-based number would now repeat A00001
-    result = tools.call("request_refund", {"order_id": order.pk, "reason_category": "확인필요"})
-    assert result["action_id"] != first.number
-    assert result["action_id"] == f"A{ActionRecord.objects.get().pk:05d}"
+    second = _refund(order.customer, order_id=order.pk, reason_category="확인필요")
+    assert second.number != first.number
+    assert second.number == f"A{ActionRecord.objects.get().pk:05d}"

@@ -35,8 +35,8 @@ def _dead_port() -> int:
 
 def _point_redis_at(settings, url: str) -> None:
     """Cache (throttles) and broker (draft tasks) on `url`, as production with REDIS_URL does."""
-    from common.testing_celery import _reset_celery_pools
     from cs_project.celery import app
+    from testsupport.celery_worker import _reset_celery_pools
 
     settings.REDIS_URL = url
     settings.CACHES = {
@@ -53,8 +53,8 @@ def _point_redis_at(settings, url: str) -> None:
 
 @pytest.fixture
 def celery_pools_reset():
-    from common.testing_celery import _reset_celery_pools
     from cs_project.celery import app
+    from testsupport.celery_worker import _reset_celery_pools
 
     yield
     _reset_celery_pools(app)

@@ -117,7 +117,7 @@ def test_tickets_are_own_only_and_hide_system_notes(c003_api, shop):
 
 
 def test_requests_query_count_is_constant(c003_api, django_assert_max_num_queries):
-    from actions.tools import make_action_tools
+    from chat.tools import make_action_tools
 
     tools = make_action_tools(Customer.objects.get(pk="C003"))
     tools.call("request_refund", {"order_id": "HR20260726002"})

@@ -126,7 +126,7 @@ def test_every_text_the_code_writes_for_customers_passes_the_guard():
         prompts.claim_safe_reply(results),
         prompts.claim_safe_reply([]),
         prompts.summarize_results(results),
-        "승인 요청을 등록했습니다. 담당자가 승인하면 처리됩니다.",  # actions.tools messages
+        "승인 요청을 등록했습니다. 담당자가 승인하면 처리됩니다.",  # chat.tools messages
         "이미 승인을 기다리는 요청이 있습니다.",
         "상담원 티켓을 접수했습니다. 담당자가 확인 후 연락드립니다.",
     ]

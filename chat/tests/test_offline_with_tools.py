@@ -8,7 +8,7 @@ import json
 import pytest
 
 from actions.models import ActionRecord
-from actions.tools import make_action_tools
+from chat.tools import make_action_tools
 from llm.client import chat
 from llm.fence import fence_customer_text
 from llm.masking import KEEP_KEY

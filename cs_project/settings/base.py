@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "ops",
     "integration",  # a face: the shop connection (orders in, events out, signed sessions)
     "evals",  # a face: measures chat and drafts; nothing imports it
+    "fixtures",  # a face: seed_demo / reset_demo seed every app through its services
 ]
 
 MIDDLEWARE = [
@@ -81,7 +82,7 @@ WSGI_APPLICATION = "cs_project.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [],  # every template lives in its own app's templates/
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [

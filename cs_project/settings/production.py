@@ -1,5 +1,5 @@
 """Production: behind a TLS-terminating proxy, PostgreSQL + Redis + Celery worker. `manage.py check --deploy`
-is clean with these settings (ops/tests/test_production.py). See docs/PRODUCTION.md."""
+is clean with these settings (ops/tests/test_production.py). See the README, "Production mode and configuration"."""
 
 import os
 

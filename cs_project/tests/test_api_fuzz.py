@@ -137,7 +137,7 @@ def path_values(name: str) -> st.SearchStrategy[str]:
 # --- fixtures ---------------------------------------------------------------------------------------
 @pytest.fixture
 def clients(shop_knowledge, offline_model, operator_user):
-    from common.demo import demo_seed  # noqa: F401  (shop_knowledge seeded the shop)
+    from fixtures.demo import demo_seed  # noqa: F401  (shop_knowledge seeded the shop)
     from orders.models import Customer
     from tickets.services import ticket_create
 

@@ -16,7 +16,7 @@ def test_system_prompt_states_the_rules_and_the_schema():
         "요청 처리 로그 없이 원인을 단정하지 않는다",
         "과거의 비슷한 오류",
         "PARTIAL_EVIDENCE",
-        "get_error_diagnostic_context",
+        "<diagnostic_context> 안의 진단 자료만 근거로 쓴다",
     ):
         assert phrase in prompt
     schema = json.loads(prompt[prompt.index('{"$defs"') :].strip())

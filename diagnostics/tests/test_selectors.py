@@ -8,10 +8,7 @@ from diagnostics.models import ServiceEvent
 from diagnostics.policy import FAILURE_POINT_IDENTIFIED, INSUFFICIENT, PARTIAL_EVIDENCE, enforce
 from diagnostics.schemas import DiagnosisOutput
 from diagnostics.selectors import (
-    DIAGNOSTIC_TOOL_SPEC,
-    TOOL_NAME,
     diagnostic_context_gather,
-    make_diagnostic_tool,
 )
 from diagnostics.tests.conftest import C005_INQUIRY, C007_INQUIRY, C008_INQUIRY, SEOUL
 
@@ -45,7 +42,7 @@ def test_c005_window_has_request_logs_traces_and_usage(service_events):
 
 
 def test_c005_context_is_redacted(service_events):
-    result = make_diagnostic_tool("C005", C005_INQUIRY)()
+    result = diagnostic_context_gather(customer_id="C005", inquiry_at=C005_INQUIRY).as_prompt_context()
     text = json.dumps(result, ensure_ascii=False)
     assert find_sensitive(text) == []
     for raw in ("4111", "eyJhbGci", "pg-gateway.internal", "PgClient.java", "doyoon.jung", "010-6645", "tok_live"):
@@ -94,18 +91,8 @@ def test_gather_rejects_naive_inquiry_time(db):
         diagnostic_context_gather(customer_id="C001", inquiry_at=datetime(2026, 7, 27, 12, 0))
 
 
-def test_tool_spec_has_no_arguments():
-    assert DIAGNOSTIC_TOOL_SPEC["function"]["name"] == TOOL_NAME == "get_error_diagnostic_context"
-    assert DIAGNOSTIC_TOOL_SPEC["function"]["parameters"] == {
-        "type": "object",
-        "properties": {},
-        "additionalProperties": False,
-    }
-
-
-def test_tool_is_bound_to_its_customer_and_ignores_model_arguments(service_events):
-    tool = make_diagnostic_tool("C007", C007_INQUIRY)
-    result = tool(customer_id="C005", inquiry_at="2026-07-26T14:10:00+09:00")
+def test_context_is_the_given_customers_and_json_ready(service_events):
+    result = diagnostic_context_gather(customer_id="C007", inquiry_at=C007_INQUIRY).as_prompt_context()
     assert result["customer_id"] == "C007"
     assert result["counts"] == {"REQUEST_LOG": 0, "TRACE": 0, "USAGE_EVENT": 7}
     assert result["window"] == {"start": "2026-07-27T07:40:00+09:00", "end": "2026-07-27T09:50:00+09:00"}

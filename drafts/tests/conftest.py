@@ -2,13 +2,6 @@ import pytest
 
 
 @pytest.fixture
-def c005(shop_knowledge):
-    from orders.models import Customer
-
-    return Customer.objects.select_related("user").get(pk="C005")
-
-
-@pytest.fixture
 def live_draft(c005, offline_model):
     """An error inquiry from C005 with its GENERATED draft (built by the offline model after commit)."""
     from drafts.models import Draft

@@ -5,10 +5,10 @@ import psycopg
 import pytest
 from django.db import connection
 
-from common.testing_celery import worker_database_url
 from drafts.models import DeadLetter
 from drafts.tasks import generate_draft_task
 from orders.models import Customer
+from testsupport.celery_worker import worker_database_url
 from tickets.services import ticket_create
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

@@ -18,13 +18,13 @@ from django.core.management import call_command
 from django.db import connection
 from django.urls import reverse
 
-from common.testing_celery import TEST_BROKER_URL, worker_database_url
 from drafts.locks import lease_remaining_s
 from drafts.models import DeadLetter, Draft
 from drafts.services import drafts_sweep
 from llm.offline import respond, structured_name
 from llm.testing import Fault
 from orders.models import Customer
+from testsupport.celery_worker import TEST_BROKER_URL, worker_database_url
 from tickets.services import ticket_create
 
 from .test_worker import task_outcomes, wait_until

@@ -1,6 +1,6 @@
 """The draft pipeline on a real Celery worker process, with Redis as broker and lock, on PostgreSQL.
 
-The worker is `celery -A cs_project worker` in its own process group (common/testing_celery.py); the test
+The worker is `celery -A cs_project worker` in its own process group (testsupport/celery_worker.py); the test
 process commits rows and enqueues exactly as the web process does.
 """
 

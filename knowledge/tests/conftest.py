@@ -11,7 +11,7 @@ FIXTURES = Path(settings.BASE_DIR) / "fixtures" / "knowledge"
 @pytest.fixture(scope="module")
 def kiwi():
     """Load the Kiwi model once (it is process-wide anyway) so its ~2.5 s is not charged to one test."""
-    from knowledge.tokenize import warm_up
+    from common.tokenize import warm_up
 
     warm_up()
 

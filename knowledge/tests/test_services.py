@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from common.tokenize import tokens
 from knowledge.models import FaqEntry, KnowledgeChunk, KnowledgeDocument
 from knowledge.services import (
     KnowledgeError,
@@ -12,7 +13,6 @@ from knowledge.services import (
     knowledge_fixture_load,
     knowledge_index_build,
 )
-from knowledge.tokenize import tokens
 
 pytestmark = pytest.mark.django_db
 

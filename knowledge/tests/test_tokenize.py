@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.tokenize import tokens
+from common.tokenize import tokens
 
 pytestmark = pytest.mark.usefixtures("kiwi")
 

@@ -1,4 +1,4 @@
-"""The `celery_worker` fixture (common/testing_celery.py): tasks sent from the test reach a real worker that
+"""The `celery_worker` fixture (testsupport/celery_worker.py): tasks sent from the test reach a real worker that
 works on the test database."""
 
 import time

@@ -4,9 +4,9 @@ import pytest
 from django.db import connection
 from django.db.migrations.recorder import MigrationRecorder
 
-from common.testing_celery import TEST_BROKER_URL
 from llm.testing import Fault, ScriptedModelServer
 from ops import checks
+from testsupport.celery_worker import TEST_BROKER_URL
 
 UNUSED_REDIS = "redis://127.0.0.1:6399/0"
 CLOSED_PORT_URL = "http://127.0.0.1:9/v1"
@@ -98,7 +98,7 @@ def test_knowledge_check_fails_without_documents_and_passes_once_built(shop):
     check = checks.knowledge_index_check()
     assert not check.ok and "build_knowledge_index --load-fixtures" in check.message
 
-    from common.demo import demo_knowledge_seed
+    from fixtures.demo import demo_knowledge_seed
 
     demo_knowledge_seed()
     check = checks.knowledge_index_check()

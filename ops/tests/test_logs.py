@@ -9,7 +9,7 @@ import pytest
 from django.conf import settings
 from rest_framework.test import APIClient
 
-from actions.tools import make_action_tools
+from chat.tools import make_action_tools
 from ops.logs import kv_formatter, redact_text
 from orders.models import Customer
 from tickets.services import ticket_create

@@ -3,8 +3,8 @@
 import pytest
 from django.test import Client
 
-from common.testing_celery import TEST_BROKER_URL
 from ops.checks import Check
+from testsupport.celery_worker import TEST_BROKER_URL
 
 UNUSED_REDIS = "redis://127.0.0.1:6399/0"
 

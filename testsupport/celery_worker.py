@@ -129,7 +129,7 @@ def _route_here(settings, queue: str) -> None:
     _reset_celery_pools(app)
     # config_from_object reads Django settings live; make sure nothing pinned app.conf directly.
     assert app.conf.broker_url == TEST_BROKER_URL and app.conf.task_always_eager is False, (
-        "cs_project.celery.app.conf no longer follows Django settings; update common/testing_celery.py"
+        "cs_project.celery.app.conf no longer follows Django settings; update testsupport/celery_worker.py"
     )
 
 

@@ -11,7 +11,7 @@ from django.db import connection
 from actions.errors import AlreadyDecided
 from actions.models import ActionRecord
 from actions.services import action_decide
-from actions.tools import make_action_tools
+from chat.tools import make_action_tools
 from orders.models import Customer, Order, Product, ProductOption
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

@@ -5,9 +5,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.apis import AuthLoginApi, AuthLogoutApi
-from actions.apis import OpsActionDecideApi, RequestListApi
+from actions.apis import OpsActionDecideApi
 from chat.apis import ChatTurnApi, ConversationDetailApi
 from common import converters
+from cs_project.apis import RequestListApi
 from drafts.apis import OpsDraftApplyApi, OpsDraftRejectApi, OpsTicketDetailApi, OpsTicketListApi, OpsTicketReplyApi
 from orders.apis import OrderListApi, ProductDetailApi
 from orders.models import PRODUCT_ID_PATTERN

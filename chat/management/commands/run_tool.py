@@ -3,7 +3,7 @@ import json
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from actions.tools import make_action_tools
+from chat.tools import make_action_tools
 from common.actors import Actor
 from orders.models import Customer
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from actions.models import ActionEvent, ActionRecord
-from actions.tools import make_action_tools
+from chat.tools import make_action_tools
 from orders.models import Customer, Order, ProductOption
 from tickets.models import Ticket
 

@@ -188,8 +188,8 @@ def test_the_embedded_sweeper_starts_with_the_first_request_and_repairs_without_
 
 
 def test_regenerate_with_the_broker_down_keeps_the_request_for_the_sweep(c005, offline_model, settings):
-    from common.testing_celery import _reset_celery_pools
     from cs_project.celery import app
+    from testsupport.celery_worker import _reset_celery_pools
 
     ticket = _undrafted(c005, settings)
     settings.CELERY_BROKER_URL = settings.REDIS_URL = "redis://127.0.0.1:6399/0"  # nothing listens there

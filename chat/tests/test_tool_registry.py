@@ -1,0 +1,89 @@
+"""Adding an agent tool (docs/ARCHITECTURE.md, "Adding an agent tool"): one function, its arguments' schema and
+one registration in chat/tools.py. This test registers the worked example — a read-only order-status tool —
+the way chat/tools.py would, and drives it through the real chat API and the real openai client."""
+
+import pytest
+from pydantic import Field
+
+from chat.models import ToolCall
+from chat.tools import TOOLS, ToolContext, _Args, agent_tool, agent_tool_unregister, make_action_tools
+from llm.testing import text_message, tool_calls_message
+from orders.models import Order
+from orders.selectors import customer_order_get
+
+pytestmark = pytest.mark.django_db
+
+SEED_TOOLS = [
+    "get_my_orders",
+    "change_shipping_address",
+    "request_exchange",
+    "request_refund",
+    "create_ticket",
+    "get_my_requests",
+]
+
+
+# --- the worked example, as it would read in chat/tools.py -----------------------------------------------------
+class OrderStatusArgs(_Args):
+    order_id: str = Field(description="주문번호 (예: HR20260721001)", min_length=1, max_length=32)
+
+
+def get_order_status(ctx: ToolContext, args: OrderStatusArgs) -> dict:
+    order = customer_order_get(customer=ctx.customer, order_id=args.order_id)  # NotFound → ok=False for the model
+    return {"ok": True, "order_id": order.order_id, "status": order.get_status_display()}
+
+
+@pytest.fixture
+def order_status_tool():
+    agent_tool("get_order_status", "고객 본인의 주문 하나의 현재 상태를 조회한다.", OrderStatusArgs)(get_order_status)
+    yield
+    agent_tool_unregister("get_order_status")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+def test_the_agents_tools_are_the_seeds_six(db):
+    assert list(TOOLS) == SEED_TOOLS
+
+
+def test_a_registered_tool_is_offered_to_the_model_with_its_schema(c003, order_status_tool):
+    registry = make_action_tools(c003)
+    assert registry.names == [*SEED_TOOLS, "get_order_status"]
+    spec = registry.specs()[-1]["function"]
+    assert spec["name"] == "get_order_status"
+    assert spec["parameters"]["required"] == ["order_id"]
+    assert "title" not in spec["parameters"]["properties"]["order_id"]
+
+
+def test_a_registered_tool_runs_in_a_chat_turn_for_the_bound_customer_only(c003_api, scripted_model, order_status_tool):
+    foreign = Order.objects.exclude(customer_id="C003").first()
+    scripted_model.push(
+        tool_calls_message(
+            [
+                ("get_order_status", {"order_id": "HR20260726002"}),
+                ("get_order_status", {"order_id": foreign.pk, "customer_id": foreign.customer_id}),
+                ("get_order_status", {}),
+            ]
+        ),
+        text_message("주문 상태를 안내드립니다."),
+    )
+    response = c003_api.post("/api/chat/", {"message": "주문 상태 알려 주세요"}, format="json")
+    assert response.status_code == 200, response.content
+    results = response.json()["tool_results"]
+    assert [(r["tool"], r["ok"]) for r in results] == [
+        ("get_order_status", True),
+        ("get_order_status", False),  # another customer's order reads as a missing one
+        ("get_order_status", False),  # the schema requires an order id
+    ]
+    assert list(ToolCall.objects.filter(tool="get_order_status").values_list("ok", flat=True).order_by("id")) == [
+        True,
+        False,
+        False,
+    ]
+    tool_messages = [m for m in scripted_model.requests[1]["messages"] if m["role"] == "tool"]
+    assert Order.objects.get(pk="HR20260726002").get_status_display() in tool_messages[0]["content"]
+    assert "invalid_arguments" in tool_messages[2]["content"]
+
+
+def test_a_name_is_registered_once(order_status_tool):
+    with pytest.raises(ValueError, match="registered twice"):
+        agent_tool("get_order_status", "다른 설명", OrderStatusArgs)(get_order_status)

@@ -1,0 +1,436 @@
+"""The chat agent's tools. The customer is bound when a turn's registry is made; no tool takes a customer id,
+and arguments outside a tool's schema are ignored. Every decision is made by the services and policy of the
+apps below, never by the model. `action_decide` is deliberately not here.
+
+A tool is one function, its arguments' schema and one registration:
+
+    class OrderArgs(_Args):
+        order_id: str = Field(description="주문번호", min_length=1, max_length=32)
+
+    @agent_tool("get_order", "고객 본인의 주문 하나를 조회한다.", OrderArgs)
+    def get_order(ctx: ToolContext, args: OrderArgs) -> dict:
+        return {"ok": True, **order_brief(customer_order_get(customer=ctx.customer, order_id=args.order_id))}
+
+`ToolRegistry.call` validates the arguments against the schema and turns domain errors into results the
+model can read (docs/ARCHITECTURE.md, "Adding an agent tool")."""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from actions import services
+from actions.errors import Refused
+from actions.models import ActionRecord
+from actions.policy import days_since
+from actions.selectors import action_record_list, action_record_summary_masked
+from common.actors import Actor
+from common.clock import today
+from common.errors import DomainError, NotFound
+from orders.models import Customer, Order
+from tickets.models import Ticket
+from tickets.selectors import customer_ticket_list
+from tickets.services import ticket_create, ticket_handoff_get_or_create, ticket_message_add
+
+log = logging.getLogger(__name__)
+
+REASON_CHOICES = ["단순변심", "상품하자", "오배송", "확인필요"]
+CLARIFY_CHOICES = ["단순변심", "상품하자", "오배송"]
+MAX_ORDERS_LISTED = 20
+MAX_REQUESTS_LISTED = 20
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+
+class NoArgs(_Args):
+    pass
+
+
+class ChangeAddressArgs(_Args):
+    order_id: str = Field(description="주문번호 (예: HR20260721001)", min_length=1, max_length=32)
+    new_address: str = Field(description="새 배송지 전체 주소", max_length=300)
+
+
+class ExchangeArgs(_Args):
+    order_id: str = Field(description="주문번호", min_length=1, max_length=32)
+    new_option: str = Field(description="교환받을 옵션 (예: 블랙/260). 같은 상품의 옵션만 가능", max_length=50)
+    reason_category: str = Field(
+        default="확인필요",
+        description="문장 전체의 의미로 분류한 사유: 단순변심, 상품하자, 오배송, 확인필요(불명확할 때)",
+        json_schema_extra={"enum": REASON_CHOICES},
+    )
+    reason: str = Field(default="", description="고객이 말한 사유 원문 요약", max_length=500)
+
+
+class RefundArgs(_Args):
+    order_id: str = Field(description="주문번호", min_length=1, max_length=32)
+    reason_category: str = Field(
+        default="확인필요",
+        description="문장 전체의 의미로 분류한 사유: 단순변심, 상품하자, 오배송, 확인필요(불명확할 때)",
+        json_schema_extra={"enum": REASON_CHOICES},
+    )
+    reason: str = Field(default="", description="고객이 말한 사유 원문 요약", max_length=500)
+    note: str = Field(default="", description="담당자에게 남길 메모 (선택)", max_length=500)
+
+
+class TicketArgs(_Args):
+    category: str = Field(
+        default="기타",
+        description="분류: 배송, 교환/반품, 결제, 계정, 오류, 보상, 상담원연결, 기타",
+        json_schema_extra={"enum": [c.label for c in Ticket.Category]},
+    )
+    summary: str = Field(description="상담원이 읽을 요청 요약", min_length=1, max_length=1000)
+
+
+@dataclass
+class ToolContext:
+    """What every tool is called with: the bound customer, who acts, the conversation, and this turn's state."""
+
+    customer: Customer
+    actor: Actor
+    conversation_id: uuid.UUID | None = None
+    # The conversation so far, for a handoff ticket (read only when one is opened).
+    transcript: Callable[[], str] | None = None
+    turn_ticket: Ticket | None = None  # the one ticket this turn opened or found (at most one per turn)
+
+
+Handler = Callable[[ToolContext, Any], dict]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    args_model: type[_Args]
+    handler: Handler
+
+    def spec(self) -> dict:
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": _parameters(self.args_model),
+            },
+        }
+
+
+# Every registered tool, in registration order (the order the model sees them in).
+TOOLS: dict[str, Tool] = {}
+
+
+def agent_tool(name: str, description: str, args: type[_Args] = NoArgs) -> Callable[[Handler], Handler]:
+    """Register `fn(ctx, args) -> dict` as the agent's tool `name` with the arguments' schema `args`."""
+
+    def register(fn: Handler) -> Handler:
+        if name in TOOLS:
+            raise ValueError(f"agent tool {name!r} is registered twice")
+        TOOLS[name] = Tool(name, description, args, fn)
+        return fn
+
+    return register
+
+
+def agent_tool_unregister(name: str) -> None:
+    """Remove a tool (tests that register one of their own)."""
+    TOOLS.pop(name, None)
+
+
+@cache
+def _parameters(args_model: type[_Args]) -> dict:
+    """The JSON schema of a tool's arguments, built once per process (pydantic rebuilds it on every call).
+    Shared between turns: read it, never mutate it."""
+    schema = args_model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+        prop.pop("default", None)
+    schema.setdefault("properties", {})
+    return schema
+
+
+def order_brief(order: Order, on: Any) -> dict:
+    return {
+        "order_id": order.order_id,
+        "product_name": order.product.name,
+        "product_id": order.product_id,
+        "option": order.option.label,
+        # The product's real options, so a model can match "블랙으로" to a label instead of guessing one.
+        "options": [option.label for option in order.product.options.all()],
+        "quantity": order.quantity,
+        "order_amount": int(order.amount),
+        "status": order.get_status_display(),
+        "status_code": order.status,
+        "shipping_address": order.shipping_address,
+        "ordered_at": order.ordered_at.isoformat(),
+        "shipped_at": order.shipped_at.isoformat() if order.shipped_at else None,
+        "delivered_at": order.delivered_at.isoformat() if order.delivered_at else None,
+        "days_since_delivery": days_since(order.delivered_at, on),
+    }
+
+
+def record_result(record: ActionRecord, **extra: Any) -> dict:
+    return {
+        "ok": True,
+        "action_id": record.number,
+        "order_id": record.order_id,
+        "kind": record.get_kind_display(),
+        "status": record.status_label,
+        "status_code": record.status,
+        **extra,
+    }
+
+
+class ToolRegistry:
+    """The registered tools bound to one customer for one chat turn. `call` never raises: every failure is a
+    result the model can read.
+
+    One registry serves one chat turn: it opens at most one ticket (a second `create_ticket` answers the
+    first one), and with a conversation the ticket is the conversation's one open handoff ticket."""
+
+    def __init__(
+        self,
+        customer: Customer,
+        actor: Actor,
+        *,
+        conversation_id: uuid.UUID | None = None,
+        transcript: Callable[[], str] | None = None,
+    ) -> None:
+        self.context = ToolContext(
+            customer=customer, actor=actor, conversation_id=conversation_id, transcript=transcript
+        )
+        self._tools = dict(TOOLS)
+
+    @property
+    def customer(self) -> Customer:
+        return self.context.customer
+
+    @property
+    def actor(self) -> Actor:
+        return self.context.actor
+
+    # --- registry ------------------------------------------------------------------------------
+    @property
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def specs(self) -> list[dict]:
+        return [tool.spec() for tool in self._tools.values()]
+
+    def call(self, name: str, arguments: str | dict | None) -> dict:
+        tool = self._tools.get(name)
+        if tool is None:
+            return {
+                "ok": False,
+                "error": "unknown_tool",
+                "reason": f"'{name}' 도구는 없습니다. 사용 가능: {', '.join(self.names)}",
+            }
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments) if arguments.strip() else {}
+            except json.JSONDecodeError:
+                return {"ok": False, "error": "invalid_arguments", "reason": "도구 인자가 올바른 JSON이 아닙니다."}
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            return {"ok": False, "error": "invalid_arguments", "reason": "도구 인자는 JSON 객체여야 합니다."}
+        try:
+            args = tool.args_model.model_validate(arguments)
+        except ValidationError as exc:
+            fields = ", ".join(sorted({str(e["loc"][0]) for e in exc.errors() if e.get("loc")})) or "인자"
+            return {"ok": False, "error": "invalid_arguments", "reason": f"도구 인자가 올바르지 않습니다: {fields}"}
+        try:
+            return tool.handler(self.context, args)
+        except NotFound as exc:
+            return {"ok": False, "order_id": arguments.get("order_id"), "reason": exc.message}
+        except Refused as exc:
+            result: dict[str, Any] = {"ok": False, "order_id": getattr(args, "order_id", None), "reason": exc.message}
+            if exc.status:
+                result["order_status"] = Order.Status(exc.status).label
+            if exc.needs_clarification:
+                result.update(needs_clarification=True, choices=CLARIFY_CHOICES)
+            return result
+        except DomainError as exc:
+            return {"ok": False, "reason": exc.message}
+
+
+# --- the tools -----------------------------------------------------------------------------------
+@agent_tool(
+    "get_my_orders",
+    "고객 본인의 주문 목록(주문번호, 상품, 옵션, 상태, 배송완료일, 배송지)을 조회한다. "
+    "어떤 주문을 말하는지 모를 때, 상태를 확인할 때 먼저 사용한다.",
+    NoArgs,
+)
+def get_my_orders(ctx: ToolContext, args: NoArgs) -> dict:
+    on = today()
+    orders = (
+        Order.objects.filter(customer=ctx.customer)
+        .select_related("product", "option")
+        .prefetch_related("product__options")
+        .order_by("-ordered_at", "order_id")[:MAX_ORDERS_LISTED]
+    )
+    return {"ok": True, "today": on.isoformat(), "orders": [order_brief(o, on) for o in orders]}
+
+
+@agent_tool(
+    "change_shipping_address",
+    "[직접 처리] 출고 전(결제완료·배송준비) 주문의 배송지를 바꾼다. 가능 여부는 도구가 판정한다.",
+    ChangeAddressArgs,
+)
+def change_shipping_address(ctx: ToolContext, args: ChangeAddressArgs) -> dict:
+    record = services.address_change(
+        customer=ctx.customer, order_id=args.order_id, new_address=args.new_address, actor=ctx.actor
+    )
+    return record_result(
+        record,
+        new_address=record.detail["new_address"],
+        message="배송지를 변경했습니다.",
+    )
+
+
+@agent_tool(
+    "request_exchange",
+    "[직접 처리] 배송 완료된 주문을 같은 상품의 다른 옵션으로 교환 접수한다. "
+    "기간(단순변심 7일, 상품하자·오배송 30일)과 재고는 도구가 판정한다.",
+    ExchangeArgs,
+)
+def request_exchange(ctx: ToolContext, args: ExchangeArgs) -> dict:
+    record = services.exchange_request(
+        customer=ctx.customer,
+        order_id=args.order_id,
+        new_option=args.new_option,
+        reason_category=args.reason_category,
+        reason=args.reason,
+        actor=ctx.actor,
+    )
+    return record_result(record, new_option=record.detail["new_option"], message="교환을 접수했습니다.")
+
+
+@agent_tool(
+    "request_refund",
+    "[승인 요청까지만] 환불 또는 주문 취소를 '승인대기'로 등록한다. 환불을 실행하지 않는다. "
+    "출고 전이면 주문취소요청, 배송완료면 환불요청이 된다. 사유가 불명확하면 확인필요로 보낸다.",
+    RefundArgs,
+)
+def request_refund(ctx: ToolContext, args: RefundArgs) -> dict:
+    outcome = services.refund_request(
+        customer=ctx.customer,
+        order_id=args.order_id,
+        reason_category=args.reason_category,
+        reason=args.reason,
+        note=args.note,
+        actor=ctx.actor,
+    )
+    record = outcome.record
+    order = record.order
+    extra: dict[str, Any] = {"product_name": order.product.name, "order_amount": int(order.amount)}
+    if outcome.created:
+        extra["message"] = "승인 요청을 등록했습니다. 담당자가 승인하면 처리됩니다."
+    else:
+        extra.update(already_pending=True, message="이미 승인을 기다리는 요청이 있습니다.")
+    return record_result(record, **extra)
+
+
+@agent_tool(
+    "create_ticket",
+    "[상담원에게] 도구로 처리할 수 없는 요청(계정·결제 오류, 보상 요구, 상담원 연결 요청 등)을 "
+    "상담원 티켓으로 접수한다.",
+    TicketArgs,
+)
+def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
+    created = False
+    if ctx.turn_ticket is not None:
+        ticket = ctx.turn_ticket
+    elif ctx.conversation_id is not None:
+        ticket, created = ticket_handoff_get_or_create(
+            customer=ctx.customer,
+            chat_conversation_id=ctx.conversation_id,
+            category=args.category,
+            subject=args.summary,
+            body=args.summary,
+            source=Ticket.Source.AGENT,
+            author=ctx.customer.user,
+            transcript=ctx.transcript() if ctx.transcript is not None else "",
+        )
+        if not created and ticket.status == Ticket.Status.ANSWERED:
+            # Asked again after an operator answered: the request goes back to a person (reopened).
+            ticket_message_add(ticket=ticket, body=args.summary, author=ctx.customer.user)
+            ticket.refresh_from_db()
+    else:
+        ticket = ticket_create(
+            customer=ctx.customer,
+            category=args.category,
+            subject=args.summary,
+            body=args.summary,
+            source=Ticket.Source.AGENT,
+            author=ctx.customer.user,
+        )
+        created = True
+    ctx.turn_ticket = ticket
+    result = {
+        "ok": True,
+        "ticket_id": ticket.number,
+        "category": ticket.get_category_display(),
+        "status": ticket.get_status_display(),
+        "status_code": ticket.status,
+        "message": "상담원 티켓을 접수했습니다. 담당자가 확인 후 연락드립니다.",
+    }
+    if not created:
+        result.update(already_open=True, message="이미 접수된 상담원 티켓이 있습니다. 담당자가 확인 후 연락드립니다.")
+    return result
+
+
+@agent_tool(
+    "get_my_requests",
+    "고객 본인의 처리 기록(처리번호, 종류, 상태)과 문의 티켓을 조회한다.",
+    NoArgs,
+)
+def get_my_requests(ctx: ToolContext, args: NoArgs) -> dict:
+    records = action_record_list(customer=ctx.customer)[:MAX_REQUESTS_LISTED]
+    tickets = customer_ticket_list(customer=ctx.customer)[:MAX_REQUESTS_LISTED]
+    return {
+        "ok": True,
+        "actions": [
+            {
+                "action_id": r.number,
+                "kind": r.get_kind_display(),
+                "order_id": r.order_id,
+                "status": r.status_label,
+                "detail": action_record_summary_masked(r),
+                "created_at": r.created_at.isoformat(timespec="minutes"),
+            }
+            for r in records
+        ],
+        "tickets": [
+            {
+                "ticket_id": t.number,
+                "category": t.get_category_display(),
+                "summary": t.subject,
+                "status": t.get_status_display(),
+                "created_at": t.created_at.isoformat(timespec="minutes"),
+            }
+            for t in tickets
+        ],
+    }
+
+
+def make_action_tools(
+    customer: Customer,
+    *,
+    actor: Actor | None = None,
+    conversation_id: uuid.UUID | None = None,
+    transcript: Callable[[], str] | None = None,
+) -> ToolRegistry:
+    """The tools for one customer's turn. `actor` defaults to the chat agent acting for them."""
+    return ToolRegistry(
+        customer, actor or Actor.customer_agent(customer), conversation_id=conversation_id, transcript=transcript
+    )
