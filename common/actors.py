@@ -35,3 +35,8 @@ class Actor:
     @classmethod
     def operator(cls, user: AbstractBaseUser) -> Actor:
         return cls("OPERATOR", user.get_username(), user)
+
+    @classmethod
+    def system(cls, label: str) -> Actor:
+        """No person: a connected shop, a command, the sweep."""
+        return cls("SYSTEM", label)
