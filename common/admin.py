@@ -17,6 +17,23 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+class AuditEventInline(admin.TabularInline):
+    """An object's audit rows (common.audit.AuditEvent) under it: when, what, who, and the change in words.
+    Read-only; subclasses name the model, the title and `change`."""
+
+    extra = 0
+    can_delete = False
+    fields = ("created_at", "type", "actor_label", "change")
+    readonly_fields = fields
+    ordering = ("-id",)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(OutboxMessage)
 class OutboxMessageAdmin(ReadOnlyAdmin):
     """Requests written after a change (drafts, later webhooks): what was handed over, what is waiting."""

@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 
 from actions.claims import find_money_claims
-from common.admin import ReadOnlyAdmin
+from common.admin import AuditEventInline, ReadOnlyAdmin
 from common.errors import DomainError
 from common.numbering import parse_number
 from diagnostics.schemas import VERDICT_LABELS
@@ -272,22 +272,12 @@ admin.site.unregister(Ticket)
 admin.site.register(Ticket, TicketReviewAdmin)
 
 
-class DraftEventInline(admin.TabularInline):
+class DraftEventInline(AuditEventInline):
     """이력: the draft's status changes and who made them, read-only."""
 
     model = DraftEvent
     verbose_name = "이력"
     verbose_name_plural = "이력"
-    extra = 0
-    can_delete = False
-    fields = ("created_at", "type", "actor_label", "change")
-    readonly_fields = fields
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
     @admin.display(description="변경 내용")
     def change(self, obj: DraftEvent) -> str:

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from common.admin import ReadOnlyAdmin
+from common.admin import AuditEventInline, ReadOnlyAdmin
 from orders.models import Customer, Order, OrderEvent, Product, ProductOption
 
 
@@ -40,23 +40,12 @@ class ProductOptionAdmin(admin.ModelAdmin):
     search_fields = ("product__name", "label")
 
 
-class OrderEventInline(admin.TabularInline):
+class OrderEventInline(AuditEventInline):
     """주문 이력: status, address and stock changes with who made them, read-only."""
 
     model = OrderEvent
     verbose_name = "주문 이력"
     verbose_name_plural = "주문 이력"
-    extra = 0
-    can_delete = False
-    fields = ("created_at", "type", "actor_label", "change")
-    readonly_fields = fields
-    ordering = ("-id",)
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
     @admin.display(description="변경 내용")
     def change(self, obj: OrderEvent) -> str:

@@ -1,6 +1,7 @@
 from django.contrib import admin, messages
 from django.utils.translation import ngettext
 
+from common.admin import AuditEventInline
 from common.errors import DomainError
 from tickets.models import Ticket, TicketEvent, TicketMessage
 from tickets.services import ticket_edit, ticket_status_change
@@ -31,23 +32,12 @@ def event_change_display(event, status_labels: dict[str, str]) -> str:
     return " · ".join(str(p) for p in parts)
 
 
-class TicketEventInline(admin.TabularInline):
+class TicketEventInline(AuditEventInline):
     """이력: who changed what on the ticket, read-only."""
 
     model = TicketEvent
     verbose_name = "이력"
     verbose_name_plural = "이력"
-    extra = 0
-    can_delete = False
-    fields = ("created_at", "type", "actor_label", "change")
-    readonly_fields = fields
-    ordering = ("-id",)
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
     @admin.display(description="변경 내용")
     def change(self, obj: TicketEvent) -> str:
