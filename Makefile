@@ -45,7 +45,7 @@ bench-shop: install
 	$(PY) -m bench.shop --orders $(or $(ORDERS),10000) --events $(or $(EVENTS),300)
 
 ## How well the agent and the drafts serve customers (issue 15): a scratch database, the built-in model unless
-## MODEL names one on OPENAI_BASE_URL. Reports under var/evals/ (docs/readme-parts/evals.md explains them).
+## MODEL names one on OPENAI_BASE_URL. Reports under var/evals/ (the README section "Measuring the agent and the drafts" explains them).
 evals: install
 	$(PY) manage.py eval_agent --model $(or $(MODEL),offline)
 	$(PY) manage.py eval_drafts --model $(or $(MODEL),offline)

@@ -60,7 +60,8 @@ def render(results: list[ScenarioResult], timings: Timings, limits: dict) -> str
 
 DOC_HEAD = """# Reliability: the fault suite
 
-Written by `make chaos` (`python -m chaos`); see docs/readme-parts/chaos.md for what it runs and proves.
+Written by `make chaos` (`python -m chaos`); the README section "Fault suite: `make chaos`" says what it
+runs and proves.
 "A {status} NOT JSON", "503 no Retry-After" or any 5xx other than 503 in the answers column is a failure.
 "during" counts requests sent while the fault was on; "around" those sent just before or after it.
 """

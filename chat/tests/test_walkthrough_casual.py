@@ -1,6 +1,6 @@
 """A second README walkthrough, in casual Korean (반말, no spaces, product names instead of order ids), as
 C003 with the built-in offline model, through the API, in one conversation. The curl text is in
-docs/readme-parts/offline.md."""
+the README ("Walkthrough in casual Korean")."""
 
 import pytest
 
