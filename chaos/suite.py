@@ -573,6 +573,14 @@ class Stack:
             time.sleep(0.3)
         return self.worker
 
+    def supervise(self, result: ScenarioResult) -> None:
+        """A worker that exited by itself (kombu can raise an unrecoverable error while Redis is gone) is
+        restarted, as its supervisor would; the table notes it. A worker restart is part of the production
+        setup (README: run workers under a supervisor), not a human action."""
+        if self.worker is not None and not self.worker.alive():
+            self.worker_restart()
+            result.notes.append("the worker exited during the fault; its supervisor restarted it")
+
     def stop(self) -> None:
         for proc in reversed(self.procs):
             try:
@@ -710,6 +718,7 @@ def run_scenario(stack: Stack, name: str, fault_name: str, fault: Callable, *, t
         healed = time.monotonic()
         load.join(timeout=60)
         load.stop()
+    stack.supervise(result)
     close_old_connections()
     for answer in load.answers:
         key = ("during " if answer.during_fault else "") + answer.label
@@ -726,6 +735,7 @@ def run_scenario(stack: Stack, name: str, fault_name: str, fault: Callable, *, t
         if elapsed > result.deadline_s:
             break
         time.sleep(1)
+        stack.supervise(result)
         close_old_connections()
     result.checks = checks
     result.checks.append(decide_concurrently(api, operator, since, t.decide_concurrency, tokens))
