@@ -12,8 +12,8 @@ class FaqEntry(models.Model):
     updated_at = models.DateTimeField("수정 시각", auto_now=True)
 
     class Meta:
-        verbose_name = "FAQ"
-        verbose_name_plural = "FAQ"
+        verbose_name = "자주 묻는 질문"
+        verbose_name_plural = "자주 묻는 질문"
         ordering = ["sort_order", "id"]
 
     def __str__(self) -> str:
