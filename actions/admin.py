@@ -6,14 +6,15 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import ngettext
 
-from actions.models import ActionEvent, ActionRecord
+from actions.models import ActionEvent, ActionRecord, ReasonCategory
 from actions.policy import days_since
 from actions.services import DECIDE_PERMISSION, action_decide
 from common.admin import ReadOnlyAdmin
 from common.clock import today
+from common.display import value_words, won
 from common.errors import DomainError
 from common.numbering import parse_number
 
@@ -29,8 +30,18 @@ class ActionEventInline(admin.TabularInline):
         return False
 
 
-def _won(amount) -> str:
-    return "-" if amount is None else f"{int(amount):,}원"
+# ActionRecord.detail, in words: what the customer (or the shop) said, never the JSON.
+DETAIL_LABELS = {
+    "reason_category": "사유 구분",
+    "reason": "사유",
+    "note": "메모",
+    "old_address": "기존 배송지",
+    "new_address": "새 배송지",
+    "old_option": "기존 옵션",
+    "new_option": "새 옵션",
+    "shop_message": "쇼핑몰 메시지",
+    "external_ref": "쇼핑몰 처리번호",
+}
 
 
 def _age(delta_seconds: float) -> str:
@@ -75,7 +86,7 @@ class ActionRecordAdmin(ReadOnlyAdmin):
         "order",
         "reason_category",
         "summary",
-        "detail",
+        "detail_display",
         "refund_amount",
         "reserved_option",
         "decided_by",
@@ -107,7 +118,7 @@ class ActionRecordAdmin(ReadOnlyAdmin):
         if record is not None:
             extra.update(
                 can_decide=self.has_decide_permission(request) and record.status == ActionRecord.Status.PENDING,
-                amount_text=_won(record.refund_amount if record.refund_amount is not None else record.order.amount),
+                amount_text=won(record.refund_amount if record.refund_amount is not None else record.order.amount),
                 # The customer's earlier refused requests on the same order, beside the one to decide
                 # (e.g. refused as 단순변심, then asked again as 상품하자).
                 earlier=list(
@@ -142,7 +153,7 @@ class ActionRecordAdmin(ReadOnlyAdmin):
             "title": f"{record.number} {'승인' if approve else '반려'} 확인",
             "record": record,
             "approve": approve,
-            "amount_text": _won(record.refund_amount if record.refund_amount is not None else record.order.amount),
+            "amount_text": won(record.refund_amount if record.refund_amount is not None else record.order.amount),
         }
         return TemplateResponse(request, "admin/actions/actionrecord/decide_confirm.html", context)
 
@@ -150,7 +161,24 @@ class ActionRecordAdmin(ReadOnlyAdmin):
     def changelist_view(self, request: HttpRequest, extra_context=None):
         if not request.GET and request.method == "GET":
             return HttpResponseRedirect(f"{request.path}?status__exact={ActionRecord.Status.PENDING}")
-        return super().changelist_view(request, extra_context)
+        pending = request.GET.get("status__exact") == ActionRecord.Status.PENDING
+        extra = {"title": "승인 대기열" if pending else "처리 기록", **(extra_context or {})}
+        return super().changelist_view(request, extra)
+
+    @admin.display(description="요청 내용")
+    def detail_display(self, obj: ActionRecord) -> str:
+        values = {"reason_category": dict(ReasonCategory.choices)}
+        rows = [
+            (DETAIL_LABELS.get(key, "기타"), value_words(value, values.get(key)))
+            for key, value in (obj.detail or {}).items()
+            if value not in (None, "", [], {})
+        ]
+        if not rows:
+            return "-"
+        return format_html(
+            '<dl class="cs-detail">{}</dl>',
+            format_html_join("", "<dt>{}</dt><dd>{}</dd>", rows),
+        )
 
     # --- read-only records --------------------------------------------------------------------
 

@@ -138,8 +138,10 @@ class ActionEvent(models.Model):
         verbose_name="행위자",
     )
     actor_label = models.CharField("행위자", max_length=100)
-    from_status = models.CharField("이전 상태", max_length=10, blank=True, default="")
-    to_status = models.CharField("새 상태", max_length=10)
+    from_status = models.CharField(
+        "이전 상태", max_length=10, blank=True, default="", choices=ActionRecord.Status.choices
+    )
+    to_status = models.CharField("새 상태", max_length=10, choices=ActionRecord.Status.choices)
     note = models.CharField("메모", max_length=500, blank=True, default="")
     created_at = models.DateTimeField("일시", auto_now_add=True)
 
@@ -149,4 +151,4 @@ class ActionEvent(models.Model):
         ordering = ["created_at", "id"]
 
     def __str__(self) -> str:
-        return f"{self.from_status or '-'} → {self.to_status}"
+        return f"{self.get_from_status_display() or '-'} → {self.get_to_status_display()}"

@@ -10,10 +10,12 @@ from django.urls import path, reverse
 
 from actions.claims import find_money_claims
 from common.admin import AuditEventInline, ReadOnlyAdmin
+from common.display import payload_line
 from common.errors import DomainError
 from common.numbering import parse_number
 from diagnostics.schemas import VERDICT_LABELS
 from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION
+from drafts import policy
 from drafts.guard import draft_hold_for
 from drafts.models import DeadLetter, Draft, DraftEvent, StageState
 from drafts.selectors import (
@@ -24,7 +26,7 @@ from drafts.selectors import (
     ticket_drafts,
 )
 from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject, drafts_regenerate, ticket_reply_send
-from tickets.admin import TicketAdmin, event_change_display
+from tickets.admin import TicketAdmin
 from tickets.models import Tag, Ticket
 
 SCORE_LABELS = {
@@ -281,7 +283,11 @@ class DraftEventInline(AuditEventInline):
 
     @admin.display(description="변경 내용")
     def change(self, obj: DraftEvent) -> str:
-        return event_change_display(obj, dict(Draft.Status.choices))
+        return payload_line(
+            obj.payload or {},
+            status_labels=dict(Draft.Status.choices),
+            values={"applied": dict(Draft.Applied.choices), "holds": policy.HOLD_LABELS},
+        )
 
 
 @admin.register(Draft)

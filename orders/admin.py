@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from common.admin import AuditEventInline, ReadOnlyAdmin
+from common.display import won
 from orders.models import Customer, Order, OrderEvent, Product, ProductOption
 
 
@@ -20,12 +21,16 @@ class ProductOptionInline(admin.TabularInline):
 
 @admin.register(Product)
 class ProductAdmin(admin.ModelAdmin):
-    list_display = ("product_id", "name", "price", "stock_summary")
+    list_display = ("product_id", "name", "price_display", "stock_summary")
     search_fields = ("=product_id", "name")
     inlines = [ProductOptionInline]
 
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("options")
+
+    @admin.display(description="가격", ordering="price")
+    def price_display(self, obj):
+        return won(obj.price)
 
     @admin.display(description="옵션별 재고")
     def stock_summary(self, obj):
@@ -65,10 +70,20 @@ class OrderEventInline(AuditEventInline):
 class OrderAdmin(ReadOnlyAdmin):
     """Orders change only through services (tools, decisions); here they are browsed."""
 
-    list_display = ("order_id", "customer", "product", "option", "quantity", "amount", "status", "delivered_at")
+    list_display = ("order_id", "customer", "product", "option", "quantity", "amount_display", "status", "delivered_at")
     list_filter = ("status",)
     search_fields = ("=order_id", "=customer__customer_id", "customer__name", "product__name")
     list_select_related = ("customer", "product", "option")
     show_full_result_count = False
     date_hierarchy = "ordered_at"
     inlines = [OrderEventInline]
+
+    def get_fields(self, request, obj=None):
+        return [("amount_display" if f == "amount" else f) for f in super().get_fields(request, obj)]
+
+    def get_readonly_fields(self, request, obj=None):
+        return [*super().get_readonly_fields(request, obj), "amount_display"]
+
+    @admin.display(description="결제금액", ordering="amount")
+    def amount_display(self, obj):
+        return won(obj.amount)

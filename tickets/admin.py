@@ -2,6 +2,7 @@ from django.contrib import admin, messages
 from django.utils.translation import ngettext
 
 from common.admin import AuditEventInline
+from common.display import payload_line
 from common.errors import DomainError
 from tickets.models import Ticket, TicketEvent, TicketMessage
 from tickets.services import ticket_edit, ticket_status_change
@@ -18,20 +19,6 @@ class TicketMessageInline(admin.TabularInline):
         return False
 
 
-def event_change_display(event, status_labels: dict[str, str]) -> str:
-    """A short Korean line for an event's payload: status codes as labels, ids and counts as they are."""
-    payload = dict(event.payload or {})
-    parts = []
-    if "before" in payload and "after" in payload:
-        before, after = payload.pop("before"), payload.pop("after")
-        if isinstance(before, list) or isinstance(after, list):
-            parts.append(f"{', '.join(before) or '-'} → {', '.join(after) or '-'}")
-        else:
-            parts.append(f"{status_labels.get(before, before or '-')} → {status_labels.get(after, after)}")
-    parts += [f"{k}={v}" for k, v in payload.items() if v not in (None, "", [], {})]
-    return " · ".join(str(p) for p in parts)
-
-
 class TicketEventInline(AuditEventInline):
     """이력: who changed what on the ticket, read-only."""
 
@@ -41,7 +28,15 @@ class TicketEventInline(AuditEventInline):
 
     @admin.display(description="변경 내용")
     def change(self, obj: TicketEvent) -> str:
-        return event_change_display(obj, dict(Ticket.Status.choices))
+        return payload_line(
+            obj.payload or {},
+            status_labels=dict(Ticket.Status.choices),
+            values={
+                "source": dict(Ticket.Source.choices),
+                "category": dict(Ticket.Category.choices),
+                "status": dict(Ticket.Status.choices),
+            },
+        )
 
 
 @admin.register(Ticket)

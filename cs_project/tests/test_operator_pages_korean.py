@@ -11,13 +11,16 @@ markup, no attribute values, nothing inside form fields the operator edits) it l
 - an ISO timestamp (`2026-07-27T10:00`, a UTC offset, microseconds);
 - an English model name (`Action record`, `Tool calls` …) — and every model's verbose names are Korean.
 
-A finding names the page and the words around it, so the failure says what to fix.
+A finding names the page shape and the words found, so the failure says what to fix. With WALK_DUMP=<dir> the
+visible text of each page with findings is written there, to see the words around them.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 from urllib.parse import parse_qsl, urldefrag, urlencode, urlsplit
 
 import pytest
@@ -257,6 +260,8 @@ def test_every_operator_page_reads_korean(world, client):
         parser = _Text()
         parser.feed(response.content.decode())
         problems = leaks(" | ".join(parser.chunks), codes=codes, model_names=names)
+        if problems and os.environ.get("WALK_DUMP"):
+            Path(os.environ["WALK_DUMP"], _shape(path).replace("/", "_")).write_text(" | ".join(parser.chunks))
         if problems:
             findings.setdefault(_shape(path), set()).update(problems)
         for href in parser.links:

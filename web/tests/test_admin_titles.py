@@ -25,4 +25,6 @@ def test_view_only_titles_read_naturally(client, shop):
     detail = client.get(reverse("admin:actions_actionrecord_change", args=[record.pk])).content.decode()
     for page in (listing, detail):
         assert "보기위한" not in page and "를(을) 선택" not in page and "뷰 처리 기록" not in page
-    assert "처리 기록 목록" in listing and "처리 기록 보기" in detail
+    assert "<title>승인 대기열 | CS 데스크</title>" in listing and "처리 기록 보기" in detail
+    everything = client.get(reverse("admin:actions_actionrecord_changelist") + "?status__exact=DONE").content.decode()
+    assert "<title>처리 기록 | CS 데스크</title>" in everything
