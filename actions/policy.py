@@ -161,3 +161,30 @@ def approval_decision(
         )
         return Decision(decision.allowed, decision.reason, kind=kind, days_since_delivery=decision.days_since_delivery)
     return Decision(False, "승인 대상이 아닌 요청입니다.")
+
+
+# What the customer reads beside a request, by its state: plain words, and only what the record makes true.
+# (noun, with 이/가, with 을/를)
+_MONEY_WORDS = {
+    ActionRecord.Kind.REFUND: ("환불", "환불이", "환불을"),
+    ActionRecord.Kind.CANCEL: ("주문 취소", "주문 취소가", "주문 취소를"),
+}
+
+
+def customer_status_message(kind: str, status: str) -> str:
+    R = ActionRecord.Status
+    words = _MONEY_WORDS.get(kind)
+    if words is None:  # address change, exchange: done directly, or refused
+        return {R.DONE: "처리되었습니다.", R.REJECTED: "처리되지 않았습니다."}.get(status, "")
+    noun, subj, obj = words
+    return {
+        R.PENDING: f"상담원 승인을 기다리고 있습니다. 승인 전에는 {noun} 처리되지 않습니다.",
+        R.APPROVED: f"승인되었습니다. {noun} 처리를 시작합니다.",
+        R.EXECUTING: f"승인되어 쇼핑몰에서 {obj} 진행하고 있습니다. 끝나면 여기에 표시됩니다.",
+        R.DONE: f"{subj} 완료되었습니다.",
+        R.REJECTED: f"{noun} 요청이 반려되었습니다. 결제는 그대로 유지됩니다.",
+        R.FAILED: (
+            f"쇼핑몰에서 {obj} 처리하지 못했습니다. 결제된 금액은 아직 돌려드리지 못했으며, "
+            "상담원이 확인해 연락드리겠습니다."
+        ),
+    }.get(status, "")

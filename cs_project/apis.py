@@ -6,6 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from actions.models import ActionRecord
+from actions.policy import customer_status_message
 from actions.selectors import action_record_list
 from common.apis import CustomerThrottle, IsCustomer
 from tickets.apis import TicketOutputSerializer
@@ -26,6 +27,10 @@ class RequestListApi(APIView):
         kind_display = serializers.CharField(source="get_kind_display")
         status_display = serializers.CharField(source="status_label")
         detail = serializers.CharField(source="summary")
+        status_message = serializers.SerializerMethodField(help_text="이 상태에서 고객이 읽는 안내 한 줄")
+
+        def get_status_message(self, record: ActionRecord) -> str:
+            return customer_status_message(record.kind, record.status)
 
         class Meta:
             model = ActionRecord
@@ -36,6 +41,7 @@ class RequestListApi(APIView):
                 "order_id",
                 "status",
                 "status_display",
+                "status_message",
                 "detail",
                 "created_at",
             )

@@ -3,10 +3,12 @@ shop's result flows back. Embedded mode: delivery runs in-process after the comm
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -16,7 +18,8 @@ from common import outbox
 from common.actors import Actor
 from common.models import OutboxMessage
 from integration.models import ShopEvent
-from integration.services import WEBHOOK_TOPIC, shop_event_route
+from integration.policy import session_signature
+from integration.services import WEBHOOK_TOPIC, shop_event_route, shop_session_open
 from integration.simulator import ShopSimulator
 from integration.tasks import webhook_deliver_handler
 from integration.tests.factories import CUSTOMER_ID, ORDER_ID, make_integration, seed_shop
@@ -126,6 +129,23 @@ def test_the_shops_failure_report_is_visible_and_nothing_is_refunded(connected, 
         f"/api/integration/actions/{record.number}/result/", {"ok": True, "external_ref": "PG-3"}, format="json"
     )
     assert late.status_code == 409
+    # The customer is told plainly; the operator's admin index counts it as a follow-up to make.
+    expires = int(time.time()) + 60
+    _, key = shop_session_open(
+        integration_name=issued.integration.name,
+        customer_id=CUSTOMER_ID,
+        expires_at=expires,
+        signature=session_signature(issued.signing_secret, CUSTOMER_ID, expires),
+    )
+    customer = APIClient()
+    customer.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    shown = next(a for a in customer.get("/api/requests/").json()["actions"] if a["action_id"] == record.number)
+    assert shown["status_display"] == "처리실패"
+    assert shown["status_message"].startswith("쇼핑몰에서 환불을 처리하지 못했습니다.")
+    staff = Client()
+    staff.force_login(operator_user)
+    index = staff.get("/admin/").content.decode()
+    assert 'id="failed-execution-count" style="color:#b91c1c">1건' in index
 
 
 def test_another_integration_cannot_report_on_this_shops_action(connected, operator_user):

@@ -524,6 +524,7 @@
       if (a.order_id) title += " · " + a.order_id;
       li.appendChild(el("p", "item__title", title));
       if (a.detail) li.appendChild(el("p", "item__meta", typeof a.detail === "string" ? a.detail : JSON.stringify(a.detail)));
+      if (a.status_message) li.appendChild(el("p", "item__note" + (a.status === "FAILED" ? " item__note--alert" : ""), a.status_message));
       if (a.created_at) li.appendChild(el("p", "item__sub", formatDateTime(a.created_at)));
       ui.requestsList.appendChild(li);
     });
