@@ -28,6 +28,15 @@ EVENT_TYPES = (
     ACTION_REJECTED,
     TICKET_CREATED,
 )
+# What an operator reads for each (the codes stay the contract with the shop).
+EVENT_TYPE_LABELS = {
+    ACTION_ADDRESS_CHANGED: "배송지 변경",
+    ACTION_EXCHANGE_ACCEPTED: "교환 접수",
+    ACTION_REFUND_APPROVED: "환불 승인",
+    ACTION_CANCEL_APPROVED: "주문 취소 승인",
+    ACTION_REJECTED: "요청 반려",
+    TICKET_CREATED: "문의 접수",
+}
 
 
 def shop_event_emit(*, type: str, key: str, data: dict) -> OutboxMessage:

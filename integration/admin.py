@@ -1,9 +1,14 @@
 from django.contrib import admin, messages
+from django.db.models import OuterRef, Subquery, Value
+from django.db.models.functions import Concat
+from django.utils.html import format_html
 from django.utils.translation import ngettext
 
 from common.actors import Actor
+from common.events import EVENT_TYPE_LABELS
+from common.models import OutboxMessage
 from integration.models import Integration, ShopEvent
-from integration.services import webhook_delivery_status, webhook_replay
+from integration.services import WEBHOOK_TOPIC, webhook_replay
 
 
 @admin.register(Integration)
@@ -21,11 +26,25 @@ class IntegrationAdmin(admin.ModelAdmin):
 
 @admin.register(ShopEvent)
 class ShopEventAdmin(admin.ModelAdmin):
-    list_display = ("event_id", "type", "integration", "created_at", "delivery", "attempts", "last_error")
+    list_display = ("event_id", "type_display", "integration", "created_at", "delivery", "attempts", "last_error")
     list_filter = ("type", "integration")
+    list_select_related = ("integration",)
     search_fields = ("event_id",)
     readonly_fields = ("integration", "event_id", "type", "data", "created_at")
     actions = ["replay"]
+
+    def get_queryset(self, request):
+        # The webhook delivery is the outbox row keyed by the event id: one subquery per column, not per row.
+        delivery = OutboxMessage.objects.filter(dedupe_key=Concat(Value(f"{WEBHOOK_TOPIC}:"), OuterRef("event_id")))
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                delivery_status=Subquery(delivery.values("status")[:1]),
+                delivery_attempts=Subquery(delivery.values("attempts")[:1]),
+                delivery_error=Subquery(delivery.values("last_error")[:1]),
+            )
+        )
 
     def has_add_permission(self, request) -> bool:
         return False
@@ -33,20 +52,22 @@ class ShopEventAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
 
+    @admin.display(description="종류", ordering="type")
+    def type_display(self, obj: ShopEvent) -> str:
+        return format_html('<span title="{}">{}</span>', obj.type, EVENT_TYPE_LABELS.get(obj.type, obj.type))
+
     @admin.display(description="전송 상태")
     def delivery(self, obj: ShopEvent) -> str:
-        message = webhook_delivery_status(obj)
-        return message.get_status_display() if message else "-"
+        status = getattr(obj, "delivery_status", None)
+        return dict(OutboxMessage.Status.choices).get(status, "-") if status else "-"
 
     @admin.display(description="시도")
     def attempts(self, obj: ShopEvent) -> int:
-        message = webhook_delivery_status(obj)
-        return message.attempts if message else 0
+        return getattr(obj, "delivery_attempts", None) or 0
 
     @admin.display(description="마지막 오류")
     def last_error(self, obj: ShopEvent) -> str:
-        message = webhook_delivery_status(obj)
-        return message.last_error if message else ""
+        return getattr(obj, "delivery_error", None) or ""
 
     def has_replay_permission(self, request) -> bool:
         return request.user.has_perm("integration.change_integration")

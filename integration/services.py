@@ -371,10 +371,6 @@ def webhook_replay(*, event: ShopEvent, actor: Actor) -> OutboxMessage:
     return message
 
 
-def webhook_delivery_status(event: ShopEvent) -> OutboxMessage | None:
-    return OutboxMessage.objects.filter(dedupe_key=f"{WEBHOOK_TOPIC}:{event.event_id}"[:200]).first()
-
-
 def event_list(*, integration: Integration, after: str | None, limit: int) -> list[ShopEvent]:
     integration_require_scope(integration, Integration.Scope.EVENTS_READ)
     queryset = ShopEvent.objects.filter(integration=integration)

@@ -312,3 +312,30 @@ def test_ticket_created_is_an_event(connected):
     )
     [event] = simulator.received
     assert event.type == "ticket.created" and event.body["data"]["order_id"] == ORDER_ID
+
+
+def test_the_event_list_reads_each_delivery_without_a_query_per_row(connected, operator_user, client):
+    """The admin's event list shows every event's delivery state, attempts and error in a constant number of
+    queries (one subquery per column), with the type in words."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    issued, simulator = connected
+    client.force_login(get_user_model().objects.filter(is_superuser=True).first())
+    record = _refund_pending()
+    action_decide(number=record.number, approve=True, actor=operator_user)
+    with CaptureQueriesContext(connection) as one:
+        page = client.get("/admin/integration/shopevent/").content.decode()
+    assert "환불 승인" in page and "완료" in page
+    for n in range(4):
+        ShopEvent.objects.create(
+            integration=issued.integration,
+            event_id=f"evt_extra{n}",
+            type="ticket.created",
+            data={},
+            created_at=timezone.now(),
+        )
+    with CaptureQueriesContext(connection) as five:
+        page = client.get("/admin/integration/shopevent/").content.decode()
+    assert page.count("문의 접수") >= 4
+    assert len(five) == len(one)
