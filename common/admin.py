@@ -1,6 +1,26 @@
+from django import forms
 from django.contrib import admin
+from django.db import models
 
 from common.models import OutboxMessage
+
+
+class AsciiIntegerField(forms.IntegerField):
+    """A count typed by a person: ASCII digits only. Python's int() also reads '١٢' or '１２' (other scripts'
+    digits), which would store 12 from text nobody at the desk can read back."""
+
+    def to_python(self, value):
+        if isinstance(value, str) and not value.strip().isascii():
+            raise forms.ValidationError("숫자는 0-9로 입력해 주세요.", code="invalid")
+        return super().to_python(value)
+
+
+# formfield_overrides for admins where people type counts (stock).
+ASCII_NUMBERS = {
+    models.IntegerField: {"form_class": AsciiIntegerField},
+    models.PositiveIntegerField: {"form_class": AsciiIntegerField},
+    models.PositiveSmallIntegerField: {"form_class": AsciiIntegerField},
+}
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from common.admin import AuditEventInline, ReadOnlyAdmin
+from common.admin import ASCII_NUMBERS, AuditEventInline, ReadOnlyAdmin
 from common.display import won
 from orders.models import Customer, Order, OrderEvent, Product, ProductOption
 
@@ -17,6 +17,7 @@ class ProductOptionInline(admin.TabularInline):
     model = ProductOption
     extra = 0
     fields = ("label", "stock")
+    formfield_overrides = ASCII_NUMBERS
 
 
 @admin.register(Product)
@@ -40,6 +41,7 @@ class ProductAdmin(admin.ModelAdmin):
 @admin.register(ProductOption)
 class ProductOptionAdmin(admin.ModelAdmin):
     list_display = ("product", "label", "stock")
+    formfield_overrides = ASCII_NUMBERS
     list_filter = ("product",)
     list_select_related = ("product",)
     search_fields = ("product__name", "label")

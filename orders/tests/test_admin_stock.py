@@ -1,0 +1,34 @@
+"""Stock typed in the admin: 0-9 only (issue 10's bad-input lesson, found on the stock change pages)."""
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from orders.models import ProductOption
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize("typed", ["١٢", "１２", "12\u0663"])
+def test_other_scripts_digits_are_refused_and_nothing_changes(client, shop, typed):
+    option = ProductOption.objects.select_related("product").first()
+    before = option.stock
+    client.force_login(get_user_model().objects.get(username="admin"))
+    response = client.post(
+        f"/admin/orders/productoption/{option.pk}/change/",
+        {"product": option.product_id, "label": option.label, "stock": typed},
+    )
+    assert response.status_code == 200 and "숫자는 0-9로 입력해 주세요." in response.content.decode()
+    option.refresh_from_db()
+    assert option.stock == before
+
+
+def test_ascii_digits_are_saved(client, shop):
+    option = ProductOption.objects.select_related("product").first()
+    client.force_login(get_user_model().objects.get(username="admin"))
+    response = client.post(
+        f"/admin/orders/productoption/{option.pk}/change/",
+        {"product": option.product_id, "label": option.label, "stock": " 12 "},
+    )
+    assert response.status_code == 302
+    option.refresh_from_db()
+    assert option.stock == 12
