@@ -1,21 +1,12 @@
 """Two OpenAPI documents: the public one leaves out /api/ops/, the staff one (staff only) has everything;
 both validate without warnings and document the auth endpoints' error statuses."""
 
-import json
-from io import StringIO
-
-from django.core.management import call_command
-
-
-def _schema(*extra: str) -> dict:
-    out = StringIO()
-    call_command("spectacular", "--validate", "--fail-on-warn", "--format", "openapi-json", *extra, stdout=out)
-    return json.loads(out.getvalue())
+from testsupport.schema import openapi_document
 
 
 def test_public_schema_has_no_staff_endpoint_and_staff_schema_has_them_all():
-    public = _schema()["paths"]
-    staff = _schema("--custom-settings", "common.schema.STAFF_SCHEMA_SETTINGS")["paths"]
+    public = openapi_document()["paths"]
+    staff = openapi_document(staff=True)["paths"]
     assert not [p for p in public if p.startswith("/api/ops/")]
     assert sorted(p for p in staff if p.startswith("/api/ops/")) == [
         "/api/ops/actions/{action_id}/decide/",
@@ -29,7 +20,7 @@ def test_public_schema_has_no_staff_endpoint_and_staff_schema_has_them_all():
 
 
 def test_login_and_logout_document_their_error_statuses():
-    paths = _schema()["paths"]
+    paths = openapi_document()["paths"]
     login = paths["/api/auth/token/"]["post"]
     assert {"200", "400", "429"} <= set(login["responses"])  # with every error status (common.openapi)
     assert login.get("security", []) in ([], [{}])  # anonymous: no token needed

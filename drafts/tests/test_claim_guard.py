@@ -4,10 +4,8 @@ customer without a recorded override. Through the real pipeline, the staff API a
 from __future__ import annotations
 
 import json
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
@@ -19,6 +17,7 @@ from drafts.models import Draft
 from llm.offline import respond, structured_name
 from llm.testing import Fault
 from orders.models import Order
+from testsupport.schema import openapi_document
 from tickets.models import TicketMessage
 from tickets.services import ticket_create
 
@@ -303,18 +302,7 @@ def test_an_operator_edit_adding_a_promise_in_the_admin_is_held_kept_and_sent_wi
 
 
 def test_the_409_is_documented_on_the_apply_endpoint():
-    out = StringIO()
-    call_command(
-        "spectacular",
-        "--validate",
-        "--fail-on-warn",
-        "--format",
-        "openapi-json",
-        "--custom-settings",
-        "common.schema.STAFF_SCHEMA_SETTINGS",
-        stdout=out,
-    )
-    schema = json.loads(out.getvalue())
+    schema = openapi_document(staff=True)
     operation = schema["paths"]["/api/ops/drafts/{draft_id}/apply/"]["post"]
     held = operation["responses"]["409"]["content"]["application/json"]
     assert held["schema"]["$ref"].endswith("/OpsDraftHeld")
