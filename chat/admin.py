@@ -1,8 +1,14 @@
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
 from django.urls import reverse
-from django.utils.html import format_html_join
+from django.utils.html import format_html, format_html_join
 
+from actions.models import ActionRecord
+from actions.record_sections import RecordNote, RecordSection, record_section_register
 from chat.models import ChatMessage, Conversation, ToolCall
+from chat.selectors import tool_refusal_list
+from chat.tools import TOOLS, tool_error_label, tool_label
 from tickets.models import Ticket
 
 
@@ -41,13 +47,94 @@ class ConversationAdmin(admin.ModelAdmin):
         return False
 
 
+class ToolFilter(admin.SimpleListFilter):
+    """The tools by their Korean names (the stored value is the English name the model called)."""
+
+    title = "도구"
+    parameter_name = "tool"
+
+    def lookups(self, request, model_admin):
+        seen = set(model_admin.get_queryset(request).values_list("tool", flat=True).distinct())
+        names = [name for name in TOOLS if name in seen] + sorted(seen - set(TOOLS))
+        return [(name, tool_label(name)) for name in names]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(tool=self.value()) if self.value() else queryset
+
+
+class ErrorFilter(admin.SimpleListFilter):
+    title = "오류 구분"
+    parameter_name = "error"
+
+    def lookups(self, request, model_admin):
+        codes = model_admin.get_queryset(request).exclude(error="").values_list("error", flat=True).distinct()
+        return [("-", "없음 (도구가 판정)")] + [(code, tool_error_label(code)) for code in sorted(codes)]
+
+    def queryset(self, request, queryset):
+        if not self.value():
+            return queryset
+        return queryset.filter(error="" if self.value() == "-" else self.value())
+
+
 @admin.register(ToolCall)
 class ToolCallAdmin(admin.ModelAdmin):
-    list_display = ("created_at", "tool", "ok", "error", "reason", "action_number", "ticket_number")
-    list_filter = ("tool", "ok", "error")
+    list_display = ("created_at", "tool_display", "ok", "error_display", "reason_display", "order_id", "action_number")
+    list_filter = (ToolFilter, "ok", ErrorFilter)
+    search_fields = ("=order_id", "=action_number", "=ticket_number")
+    fields = (
+        "created_at",
+        "tool_display",
+        "ok",
+        "error_display",
+        "reason_display",
+        "order_id",
+        "action_number",
+        "ticket_number",
+        "message",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="도구", ordering="tool")
+    def tool_display(self, obj: ToolCall) -> str:
+        # The English name stays reachable for whoever reads logs or code, but only as a tooltip.
+        return format_html('<span title="{}">{}</span>', obj.tool, tool_label(obj.tool))
+
+    @admin.display(description="오류 구분", ordering="error")
+    def error_display(self, obj: ToolCall) -> str:
+        return tool_error_label(obj.error) or "-"
+
+    @admin.display(description="거절 사유")
+    def reason_display(self, obj: ToolCall) -> str:
+        # A registry error's reason is written for the model (it lists the tools' English names): the label
+        # says it; the words themselves stay in the tooltip.
+        if obj.error:
+            return format_html('<span title="{}">{}</span>', obj.reason, tool_error_label(obj.error))
+        return obj.reason or "-"
 
     def has_add_permission(self, request):
         return False
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ToolCall]:
+        return super().get_queryset(request).select_related("message")
+
+
+def _refused_tool_calls(record: ActionRecord) -> list[RecordNote]:
+    return [
+        RecordNote(at=call.created_at, label=tool_label(call.tool), text=call.reason, hint=call.tool)
+        for call in tool_refusal_list(customer_id=record.customer_id, order_id=record.order_id)
+    ]
+
+
+# The approval record page (actions' admin) lists this customer's refused tool calls on the same order beside
+# the request: actions sits below chat and cannot ask for them, so chat registers the section.
+record_section_register(
+    RecordSection(
+        key="tool-refusals",
+        title="같은 주문에서 에이전트가 거절한 요청",
+        empty_text="없음",
+        notes=_refused_tool_calls,
+    )
+)

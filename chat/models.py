@@ -55,16 +55,23 @@ class ChatMessage(models.Model):
 
 
 class ToolCall(models.Model):
-    """One tool call the agent made, for metrics (calls by tool, refusal reasons). No arguments stored."""
+    """One tool call the agent made, for metrics (calls by tool, refusal reasons) and for the approval record
+    page (the customer's refusals on the same order). No arguments stored except the order asked about."""
 
-    message = models.ForeignKey(ChatMessage, on_delete=models.CASCADE, related_name="tool_calls")
+    message = models.ForeignKey(
+        ChatMessage, on_delete=models.CASCADE, related_name="tool_calls", verbose_name="에이전트 응답"
+    )
     tool = models.CharField("도구", max_length=64)
+    # The order the agent asked about, as it asked (not a foreign key: an unknown or someone else's order id
+    # is recorded too), as long as the tools' order_id argument. "" = the call was about no order; NULL = not
+    # known (recorded before this column, where the backfill could not recover it).
+    order_id = models.CharField("주문번호", max_length=32, null=True, blank=True, db_index=True)  # noqa: DJ001
     ok = models.BooleanField("성공")
     error = models.CharField("오류 구분", max_length=32, blank=True, default="")
     reason = models.CharField("거절 사유", max_length=300, blank=True, default="")
     action_number = models.CharField("처리번호", max_length=12, blank=True, default="")
     ticket_number = models.CharField("티켓번호", max_length=12, blank=True, default="")
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField("일시", auto_now_add=True)
 
     class Meta:
         verbose_name = "도구 호출"
@@ -73,4 +80,5 @@ class ToolCall(models.Model):
         indexes = [models.Index(fields=["tool", "ok"], name="toolcall_tool_ok")]
 
     def __str__(self) -> str:
-        return f"{self.tool} {'ok' if self.ok else 'refused'}"
+        # Operators read this (admin titles, breadcrumbs): no English tool name; the admin shows the tool's label.
+        return f"도구 호출 #{self.pk} ({'성공' if self.ok else '거절'})"

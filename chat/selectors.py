@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.db.models import Count, OuterRef, QuerySet, Subquery
 
-from chat.models import ChatMessage, Conversation
+from actions.policy import CLARIFY_REASON
+from chat.models import ChatMessage, Conversation, ToolCall
 from orders.models import Customer
 
 CONVERSATION_LIST_LIMIT = 50
@@ -51,3 +52,17 @@ def conversation_transcript(*, conversation_id) -> str:
     while len(lines) > 1 and sum(len(line) + 1 for line in lines) > TRANSCRIPT_MAX:
         lines.pop(0)
     return "\n".join(lines)
+
+
+TOOL_REFUSALS_LISTED = 10
+
+
+def tool_refusal_list(*, customer_id: str, order_id: str, limit: int = TOOL_REFUSALS_LISTED) -> QuerySet[ToolCall]:
+    """The customer's tool calls on the order that a rule refused (e.g. 단순변심 outside the window), newest
+    first. Not refusals: the reason question (a clarification) and the registry's own errors (bad arguments,
+    an unknown tool), which say nothing about the order."""
+    return (
+        ToolCall.objects.filter(ok=False, error="", order_id=order_id, message__conversation__customer_id=customer_id)
+        .exclude(reason=CLARIFY_REASON)
+        .order_by("-created_at", "-id")[:limit]
+    )

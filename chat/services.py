@@ -193,10 +193,13 @@ def _reply_not_stored(
 
 
 def _record_calls(reply: ChatMessage, outcome: AgentOutcome) -> None:
+    """One row per executed call. `order_id` is the order the call was about as the registry answered it:
+    every result about an order carries it (done, refused, or not found — an unknown id too)."""
     ToolCall.objects.bulk_create(
         ToolCall(
             message=reply,
             tool=c.tool[:64],
+            order_id=str(c.result["order_id"])[:32] if c.result.get("order_id") else "",
             ok=bool(c.result.get("ok")),
             error=str(c.result.get("error", ""))[:32],
             reason=str(c.result.get("reason", ""))[:300],

@@ -7,12 +7,14 @@ A tool is one function, its arguments' schema and one registration:
     class OrderArgs(_Args):
         order_id: str = Field(description="주문번호", min_length=1, max_length=32)
 
-    @agent_tool("get_order", "고객 본인의 주문 하나를 조회한다.", OrderArgs)
+    @agent_tool("get_order", "고객 본인의 주문 하나를 조회한다.", OrderArgs, label="주문 상세 조회")
     def get_order(ctx: ToolContext, args: OrderArgs) -> dict:
         return {"ok": True, **order_brief(customer_order_get(customer=ctx.customer, order_id=args.order_id))}
 
-`ToolRegistry.call` validates the arguments against the schema and turns domain errors into results the
-model can read (docs/ARCHITECTURE.md, "Adding an agent tool")."""
+`label` is the tool's Korean name, the one operators read (the tool-call admin, the metrics dashboard); the
+English `name` is what the model calls and what `ToolCall.tool` stores. `ToolRegistry.call` validates the
+arguments against the schema and turns domain errors into results the model can read (docs/ARCHITECTURE.md,
+"Adding an agent tool")."""
 
 from __future__ import annotations
 
@@ -112,6 +114,7 @@ class Tool:
     description: str
     args_model: type[_Args]
     handler: Handler
+    label: str
 
     def spec(self) -> dict:
         return {
@@ -128,13 +131,16 @@ class Tool:
 TOOLS: dict[str, Tool] = {}
 
 
-def agent_tool(name: str, description: str, args: type[_Args] = NoArgs) -> Callable[[Handler], Handler]:
-    """Register `fn(ctx, args) -> dict` as the agent's tool `name` with the arguments' schema `args`."""
+def agent_tool(name: str, description: str, args: type[_Args] = NoArgs, *, label: str) -> Callable[[Handler], Handler]:
+    """Register `fn(ctx, args) -> dict` as the agent's tool `name` with the arguments' schema `args` and the
+    Korean `label` operators read in its place."""
 
     def register(fn: Handler) -> Handler:
         if name in TOOLS:
             raise ValueError(f"agent tool {name!r} is registered twice")
-        TOOLS[name] = Tool(name, description, args, fn)
+        if not label.strip():
+            raise ValueError(f"agent tool {name!r} needs a Korean label")
+        TOOLS[name] = Tool(name, description, args, fn, label)
         return fn
 
     return register
@@ -143,6 +149,31 @@ def agent_tool(name: str, description: str, args: type[_Args] = NoArgs) -> Calla
 def agent_tool_unregister(name: str) -> None:
     """Remove a tool (tests that register one of their own)."""
     TOOLS.pop(name, None)
+
+
+UNKNOWN_TOOL_LABEL = "알 수 없는 도구"
+
+# The errors the registry and the agent loop answer with (`ToolCall.error`), in the operators' words.
+TOOL_ERROR_LABELS = {
+    "unknown_tool": "없는 도구 호출",
+    "invalid_arguments": "잘못된 도구 인자",
+    "too_many_calls": "한 번에 너무 많은 호출",
+    "internal_error": "내부 오류",
+}
+
+
+def tool_label(name: str) -> str:
+    """The Korean name of the tool `name` as operators read it. A name no tool is registered under (the model
+    called a tool that does not exist, or one was removed since) reads as 알 수 없는 도구."""
+    tool = TOOLS.get(name)
+    return tool.label if tool is not None else UNKNOWN_TOOL_LABEL
+
+
+def tool_error_label(code: str) -> str:
+    """The Korean name of a tool-call error code ("" for none; an unlisted code reads as 기타 오류)."""
+    if not code:
+        return ""
+    return TOOL_ERROR_LABELS.get(code, "기타 오류")
 
 
 @cache
@@ -269,6 +300,7 @@ class ToolRegistry:
     "고객 본인의 주문 목록(주문번호, 상품, 옵션, 상태, 배송완료일, 배송지)을 조회한다. "
     "어떤 주문을 말하는지 모를 때, 상태를 확인할 때 먼저 사용한다.",
     NoArgs,
+    label="주문 조회",
 )
 def get_my_orders(ctx: ToolContext, args: NoArgs) -> dict:
     on = today()
@@ -285,6 +317,7 @@ def get_my_orders(ctx: ToolContext, args: NoArgs) -> dict:
     "change_shipping_address",
     "[직접 처리] 출고 전(결제완료·배송준비) 주문의 배송지를 바꾼다. 가능 여부는 도구가 판정한다.",
     ChangeAddressArgs,
+    label="배송지 변경",
 )
 def change_shipping_address(ctx: ToolContext, args: ChangeAddressArgs) -> dict:
     record = services.address_change(
@@ -302,6 +335,7 @@ def change_shipping_address(ctx: ToolContext, args: ChangeAddressArgs) -> dict:
     "[직접 처리] 배송 완료된 주문을 같은 상품의 다른 옵션으로 교환 접수한다. "
     "기간(단순변심 7일, 상품하자·오배송 30일)과 재고는 도구가 판정한다.",
     ExchangeArgs,
+    label="교환 접수",
 )
 def request_exchange(ctx: ToolContext, args: ExchangeArgs) -> dict:
     record = services.exchange_request(
@@ -320,6 +354,7 @@ def request_exchange(ctx: ToolContext, args: ExchangeArgs) -> dict:
     "[승인 요청까지만] 환불 또는 주문 취소를 '승인대기'로 등록한다. 환불을 실행하지 않는다. "
     "출고 전이면 주문취소요청, 배송완료면 환불요청이 된다. 사유가 불명확하면 확인필요로 보낸다.",
     RefundArgs,
+    label="환불 요청",
 )
 def request_refund(ctx: ToolContext, args: RefundArgs) -> dict:
     outcome = services.refund_request(
@@ -345,6 +380,7 @@ def request_refund(ctx: ToolContext, args: RefundArgs) -> dict:
     "[상담원에게] 도구로 처리할 수 없는 요청(계정·결제 오류, 보상 요구, 상담원 연결 요청 등)을 "
     "상담원 티켓으로 접수한다.",
     TicketArgs,
+    label="상담 요청 접수",
 )
 def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
     created = False
@@ -393,6 +429,7 @@ def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
     "get_my_requests",
     "고객 본인의 처리 기록(처리번호, 종류, 상태)과 문의 티켓을 조회한다.",
     NoArgs,
+    label="처리 내역 조회",
 )
 def get_my_requests(ctx: ToolContext, args: NoArgs) -> dict:
     records = action_record_list(customer=ctx.customer)[:MAX_REQUESTS_LISTED]

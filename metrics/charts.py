@@ -55,6 +55,11 @@ def _open(width: int, height: int, title: str, kind: str) -> list[str]:
     ]
 
 
+def chart_is_empty(svg: str) -> bool:
+    """Whether `svg` is the placeholder drawn for a chart with no data."""
+    return svg.startswith("<svg") and " empty" in svg[: svg.index(">")]
+
+
 def _empty(width: int, height: int, title: str, kind: str) -> str:
     parts = _open(width, height, title, f"{kind} empty")
     parts.append(
@@ -341,17 +346,19 @@ def dashboard_charts(metrics: dict[str, Any]) -> dict[str, str]:
             unit="건",
         ),
         "tool_calls": hbar_chart(
-            title="에이전트 도구 호출: 성공 / 거절",
-            labels=[row["tool"] for row in chat["by_tool"]],
+            title="에이전트 도구 호출: 성공 / 사유 확인 질문 / 거절",
+            labels=[row["label"] for row in chat["by_tool"]],
             series=[
                 Series("성공", [row["ok"] for row in chat["by_tool"]], "#2563eb"),
+                # The reason question refuses nothing: its own series, not part of 거절 (issue 13).
+                Series("사유 확인 질문", [row["clarified"] for row in chat["by_tool"]], "#64748b"),
                 Series("거절", [row["refused"] for row in chat["by_tool"]], "#f59e0b"),
             ],
             unit="건",
         ),
         "refusal_reasons": hbar_chart(
             title="거절 사유 상위 10",
-            labels=[f"{row['tool']} · {row['error'] or row['reason']}" for row in reasons],
+            labels=[f"{row['label']} · {row['error_label'] or row['reason']}" for row in reasons],
             series=[Series("건수", [row["count"] for row in reasons], "#f59e0b")],
             unit="건",
             label_width=260,
@@ -366,4 +373,78 @@ def dashboard_charts(metrics: dict[str, Any]) -> dict[str, str]:
             unit="건",
             stacked=False,
         ),
+    }
+
+
+# --- the dashboard's panels: a chart, or one line when the range has no data for it ---------------------
+
+# (key, figure caption, what the one line says is missing), in the dashboard's order.
+PANELS = (
+    ("latency", "초안 지연", "초안 지연"),
+    ("decisions", "운영자 결정", "운영자 결정"),
+    ("rejection_by_category", "분류별 반려율", "분류별 반려율"),
+    ("failures", "생성 실패 · 재시도 · 데드레터", "생성 실패·재시도·데드레터"),
+    ("approvals_by_kind", "환불·취소 승인", "환불·취소 결정"),
+    ("tool_calls", "에이전트 도구 호출", "도구 호출"),
+    ("refusal_reasons", "거절 사유", "거절 사유"),
+    ("chat_daily", "채팅 응답 · 상담 이관", "채팅 응답·상담 이관"),
+)
+
+
+@dataclass(frozen=True)
+class Panel:
+    key: str
+    caption: str
+    svg: str  # "" when the range has no data for it: the page shows `empty_line` instead of an empty frame
+    empty_line: str
+
+
+def empty_line(what: str) -> str:
+    return f"이 기간에 {what} 데이터가 없습니다."
+
+
+def dashboard_panels(metrics: dict[str, Any]) -> list[Panel]:
+    charts = dashboard_charts(metrics)
+    return [
+        Panel(key, caption, "" if chart_is_empty(charts[key]) else charts[key], empty_line(what))
+        for key, caption, what in PANELS
+    ]
+
+
+def _day_active(day: dict[str, Any]) -> bool:
+    return bool(
+        day["drafts"]["created"]
+        or day["decisions"]["decided"]
+        or day["dead_letters"]["total"]
+        or day["approvals"]["requested"]
+        or day["approvals"]["decided"]
+        or day["chat"]["turns"]
+        or day["chat"]["tool_calls"]
+        or day["chat"]["escalations"]
+    )
+
+
+def dashboard_tables(metrics: dict[str, Any]) -> dict[str, Any]:
+    """What the dashboard's tables need beyond the report: the days that had activity (a day of zeros is not
+    listed) and, per table, whether the range has anything for it (else one line replaces the table)."""
+    overall = metrics["overall"]
+    chat = overall["chat"]
+    approvals = overall["approvals"]
+    return {
+        "active_days": [day for day in metrics["days"] if _day_active(day)],
+        "empty": {
+            "rejection": not overall["decisions"]["decided"],
+            "approvals": not (approvals["requested"] or approvals["decided"]),
+            "tools": not chat["by_tool"],
+            "refusals": not chat["refusal_reasons"],
+            "chat": not (chat["turns"] or chat["escalations"]),
+        },
+        "empty_line": {
+            "rejection": empty_line("초안 결정"),
+            "approvals": empty_line("환불·취소 요청"),
+            "tools": empty_line("도구 호출"),
+            "refusals": empty_line("거절 사유"),
+            "chat": empty_line("채팅 응답·상담 이관"),
+            "days": empty_line("일별 활동"),
+        },
     }

@@ -7,6 +7,7 @@ use them (the one number format of the metrics pages).
 from __future__ import annotations
 
 import unicodedata
+from datetime import date
 from typing import Any
 
 
@@ -149,13 +150,16 @@ def metrics_table(report: dict[str, Any]) -> str:
         f"({percent(chat['escalation_rate'])})",
         *_table(
             ["도구 / tool", "호출 calls", "성공 ok", "거절 refused"],
-            [[row["tool"], str(row["calls"]), str(row["ok"]), str(row["refused"])] for row in chat["by_tool"]],
+            [
+                [f"{row['label']} / {row['tool']}", str(row["calls"]), str(row["ok"]), str(row["refused"])]
+                for row in chat["by_tool"]
+            ],
         ),
         "",
         *_table(
             ["거절 사유 / refusal reason", "건수 count"],
             [
-                [f"{row['tool']} · {row['error'] or '-'} · {row['reason'][:60]}", str(row["count"])]
+                [f"{row['label']} · {row['error_label'] or '-'} · {row['reason'][:60]}", str(row["count"])]
                 for row in chat["refusal_reasons"]
             ],
         ),
@@ -199,3 +203,28 @@ def metrics_table(report: dict[str, Any]) -> str:
         ),
     ]
     return "\n".join(out) + "\n"
+
+
+def korean_day(day: date) -> str:
+    """2026-07-27 → "2026년 7월 27일"."""
+    return f"{day.year}년 {day.month}월 {day.day}일"
+
+
+def default_range_note(
+    *, since: date, until: date, today: date, first_activity: date | None, last_activity: date | None
+) -> str:
+    """Why the dashboard shows `since`..`until` when no range was asked for (metrics.policy.default_range)."""
+    days = (until - since).days + 1
+    shown = f"기본 기간 {korean_day(since)} ~ {korean_day(until)} ({days}일)"
+    if last_activity is None:
+        return f"{shown}: 기록된 활동이 없어 기준일({korean_day(today)})까지 {days}일을 보여 줍니다."
+    if last_activity > today:
+        why = (
+            f"활동이 기록된 마지막 날({korean_day(last_activity)})이 기준일({korean_day(today)})보다 늦어, "
+            f"마지막 활동일까지 {days}일을 보여 줍니다."
+        )
+    else:
+        why = f"기준일({korean_day(today)})까지 {days}일을 보여 줍니다."
+    if first_activity is not None and first_activity < since:
+        why += f" 이 기간 앞에도 기록이 있습니다({korean_day(first_activity)}부터)."
+    return f"{shown}: {why}"

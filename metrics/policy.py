@@ -56,3 +56,18 @@ def range_problem(since: date | None, until: date | None, *, today: date, max_da
         if (end - since).days + 1 > max_days:
             return f"조회 기간은 최대 {max_days}일입니다. 시작일과 종료일을 좁혀 주세요."
     return None
+
+
+# The dashboard's default range: two weeks, the span an operator looks back over.
+DEFAULT_RANGE_DAYS = 14
+
+
+def default_range(last_activity: date | None, today: date, days: int = DEFAULT_RANGE_DAYS) -> tuple[date, date]:
+    """The inclusive days the dashboard shows when none are asked for: the last `days` days up to the later of
+    `today` and the last day with activity.
+
+    The demo's "today" (CS_TODAY) and the machine clock that stamps new chats can lie months apart. Ending at
+    today alone would hide everything recorded since; spanning all the data would draw months of empty days
+    between the two clusters. Ending at the later of the two shows the most recent two weeks that have data."""
+    until = max(today, last_activity) if last_activity else today
+    return until - timedelta(days=days - 1), until

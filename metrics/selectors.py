@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
-from django.db.models import Case, Count, F, IntegerField, Min, Q, QuerySet, Sum, When
+from django.db.models import Case, Count, F, IntegerField, Max, Min, Q, QuerySet, Sum, When
 from django.db.models.functions import TruncDate
 
 from actions.models import ActionRecord
 from actions.policy import CLARIFY_REASON
 from chat.models import ChatMessage, ToolCall
+from chat.tools import tool_error_label, tool_label
 from common.clock import SEOUL
 from drafts.models import DeadLetter, Draft, StageState
 from metrics import stats
@@ -110,6 +111,27 @@ def metrics_compute(*, since: date | None, until: date | None) -> dict[str, Any]
         "overall": _section(tallies.overall),
         "days": [{"date": day.isoformat(), **_section(tallies.days.get(day) or _Tally())} for day in days],
     }
+
+
+def metrics_activity_span() -> tuple[date | None, date | None]:
+    """The first and the last Asia/Seoul day on which anything the report counts happened (None, None when
+    nothing has). The dashboard's default range ends at the last one (metrics.policy.default_range)."""
+    moments = [
+        *Draft.objects.aggregate(a=Min("input_at"), b=Max("input_at"), c=Max("decided_at")).values(),
+        *DeadLetter.objects.aggregate(a=Min("created_at"), b=Max("created_at")).values(),
+        *ActionRecord.objects.filter(kind__in=MONEY_KINDS)
+        .aggregate(a=Min("created_at"), b=Max("created_at"), c=Max("decided_at"))
+        .values(),
+        *ToolCall.objects.aggregate(a=Min("created_at"), b=Max("created_at")).values(),
+        *ChatMessage.objects.filter(role=ChatMessage.Role.ASSISTANT)
+        .aggregate(a=Min("created_at"), b=Max("created_at"))
+        .values(),
+        *Ticket.objects.filter(source__in=ESCALATION_SOURCES)
+        .aggregate(a=Min("created_at"), b=Max("created_at"))
+        .values(),
+    ]
+    days = [local_day(moment, SEOUL) for moment in moments if moment is not None]
+    return (min(days), max(days)) if days else (None, None)
 
 
 # --- queries -------------------------------------------------------------------------------------
@@ -368,6 +390,7 @@ def _chat_section(t: _Tally) -> dict[str, Any]:
         "by_tool": [
             {
                 "tool": tool,
+                "label": tool_label(tool),
                 "calls": t.tool_calls[tool],
                 "ok": t.tool_ok[tool],
                 "clarified": t.clarifications[tool],
@@ -376,7 +399,14 @@ def _chat_section(t: _Tally) -> dict[str, Any]:
             for tool in sorted(t.tool_calls)
         ],
         "refusal_reasons": [
-            {"tool": tool, "error": error, "reason": reason, "count": n}
+            {
+                "tool": tool,
+                "label": tool_label(tool),
+                "error": error,
+                "error_label": tool_error_label(error),
+                "reason": reason,
+                "count": n,
+            }
             for (tool, error, reason), n in sorted(t.refusals.items(), key=lambda item: (-item[1], item[0]))
         ],
         "escalations": escalations,

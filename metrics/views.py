@@ -1,38 +1,87 @@
-"""The staff dashboard at /admin/metrics/: filter form → `metrics_compute` → server-side SVG charts."""
+"""The staff dashboard at /admin/metrics/: filter form → `metrics_compute` → server-side SVG charts.
+
+Without a range in the query the dashboard (and its JSON) shows `metrics.policy.default_range` — the last two
+weeks up to the later of today and the last day with activity — and says so; `?since=&until=` is every day."""
 
 from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.response import TemplateResponse
 from django.utils.safestring import mark_safe
 
-from metrics.charts import dashboard_charts
+from common.clock import today
+from metrics.charts import dashboard_panels, dashboard_tables
+from metrics.formatting import default_range_note, korean_day
 from metrics.forms import MetricsFilterForm
-from metrics.selectors import metrics_compute
+from metrics.policy import DEFAULT_RANGE_DAYS, default_range
+from metrics.selectors import metrics_activity_span, metrics_compute
 
 
 def metrics_dashboard_view(request: HttpRequest) -> HttpResponse:
     """Staff only: wrapped in `admin.site.admin_view` in metrics/urls.py (others go to the admin login)."""
-    form = MetricsFilterForm(request.GET or None)
-    report = None
-    if not form.is_bound or form.is_valid():
-        data = form.cleaned_data if form.is_bound else {}
-        report = metrics_compute(since=data.get("since"), until=data.get("until"))
-        if request.GET.get("format") == "json":
-            return JsonResponse(report, json_dumps_params={"ensure_ascii": False})
-    elif request.GET.get("format") == "json":
-        detail = " ".join(message for messages in form.errors.values() for message in messages)
-        return JsonResponse(
-            {"code": "invalid_range", "detail": detail}, status=400, json_dumps_params={"ensure_ascii": False}
+    as_json = request.GET.get("format") == "json"
+    on = today()
+    context: dict[str, Any] = {"range_note": "", "range_links": []}
+    if "since" in request.GET or "until" in request.GET:
+        form = MetricsFilterForm(request.GET)
+        if not form.is_valid():
+            if as_json:
+                detail = " ".join(message for messages in form.errors.values() for message in messages)
+                return JsonResponse(
+                    {"code": "invalid_range", "detail": detail}, status=400, json_dumps_params={"ensure_ascii": False}
+                )
+            return _page(request, form, None, context)
+        since, until = form.cleaned_data.get("since"), form.cleaned_data.get("until")
+    else:
+        first, last = metrics_activity_span()
+        since, until = default_range(last, on)
+        form = MetricsFilterForm(initial={"since": since, "until": until})
+        context["range_note"] = default_range_note(
+            since=since, until=until, today=on, first_activity=first, last_activity=last
         )
+        if until > on:  # the demo's own days (up to CS_TODAY) lie outside the default: one click away
+            context["range_links"].append(
+                (
+                    f"기준일({korean_day(on)})까지 {DEFAULT_RANGE_DAYS}일",
+                    _query(on - timedelta(DEFAULT_RANGE_DAYS - 1), on),
+                )
+            )
+    report = metrics_compute(since=since, until=until)
+    if as_json:
+        return JsonResponse(report, json_dumps_params={"ensure_ascii": False})
+    context["json_query"] = _query(since, until, format="json")
+    return _page(request, form, report, context)
+
+
+def _query(since: date | None, until: date | None, **extra: str) -> str:
+    return urlencode(
+        {"since": since.isoformat() if since else "", "until": until.isoformat() if until else "", **extra}
+    )
+
+
+def _page(request: HttpRequest, form: MetricsFilterForm, report: dict | None, extra: dict[str, Any]) -> HttpResponse:
     context = {
         **admin.site.each_context(request),
         "title": "운영 지표",
         "form": form,
         "report": report,
-        # charts.py escapes every label and value it writes.
-        "charts": {name: mark_safe(svg) for name, svg in dashboard_charts(report).items()} if report else {},
-        "query": request.GET.urlencode(),
+        **extra,
     }
+    if report is not None:
+        since, until = report["range"]["since"], report["range"]["until"]
+        context.update(
+            shown_since=korean_day(date.fromisoformat(since)) if since else "처음",
+            shown_until=korean_day(date.fromisoformat(until)) if until else "현재",
+            # charts.py escapes every label and value it writes.
+            panels=[
+                {"key": p.key, "caption": p.caption, "svg": mark_safe(p.svg), "empty_line": p.empty_line}
+                for p in dashboard_panels(report)
+            ],
+            tables=dashboard_tables(report),
+        )
     return TemplateResponse(request, "metrics/dashboard.html", context)

@@ -6,7 +6,16 @@ import pytest
 from pydantic import Field
 
 from chat.models import ToolCall
-from chat.tools import TOOLS, ToolContext, _Args, agent_tool, agent_tool_unregister, make_action_tools
+from chat.tools import (
+    TOOLS,
+    ToolContext,
+    _Args,
+    agent_tool,
+    agent_tool_unregister,
+    make_action_tools,
+    tool_error_label,
+    tool_label,
+)
 from llm.testing import text_message, tool_calls_message
 from orders.models import Order
 from orders.selectors import customer_order_get
@@ -35,7 +44,9 @@ def get_order_status(ctx: ToolContext, args: OrderStatusArgs) -> dict:
 
 @pytest.fixture
 def order_status_tool():
-    agent_tool("get_order_status", "고객 본인의 주문 하나의 현재 상태를 조회한다.", OrderStatusArgs)(get_order_status)
+    agent_tool(
+        "get_order_status", "고객 본인의 주문 하나의 현재 상태를 조회한다.", OrderStatusArgs, label="주문 상태 조회"
+    )(get_order_status)
     yield
     agent_tool_unregister("get_order_status")
 
@@ -43,6 +54,25 @@ def order_status_tool():
 # ----------------------------------------------------------------------------------------------------------------
 def test_the_agents_tools_are_the_seeds_six(db):
     assert list(TOOLS) == SEED_TOOLS
+
+
+def test_every_tool_has_the_korean_label_operators_read(db):
+    assert {name: tool_label(name) for name in TOOLS} == {
+        "get_my_orders": "주문 조회",
+        "change_shipping_address": "배송지 변경",
+        "request_exchange": "교환 접수",
+        "request_refund": "환불 요청",
+        "create_ticket": "상담 요청 접수",
+        "get_my_requests": "처리 내역 조회",
+    }
+    assert tool_label("refund_now") == "알 수 없는 도구"  # a name the model made up
+    assert tool_error_label("unknown_tool") == "없는 도구 호출" and tool_error_label("") == ""
+
+
+def test_a_tool_without_a_label_is_not_registered(db):
+    with pytest.raises(ValueError, match="Korean label"):
+        agent_tool("get_order_status", "설명", OrderStatusArgs, label=" ")(get_order_status)
+    assert "get_order_status" not in TOOLS
 
 
 def test_a_registered_tool_is_offered_to_the_model_with_its_schema(c003, order_status_tool):
@@ -86,4 +116,4 @@ def test_a_registered_tool_runs_in_a_chat_turn_for_the_bound_customer_only(c003_
 
 def test_a_name_is_registered_once(order_status_tool):
     with pytest.raises(ValueError, match="registered twice"):
-        agent_tool("get_order_status", "다른 설명", OrderStatusArgs)(get_order_status)
+        agent_tool("get_order_status", "다른 설명", OrderStatusArgs, label="다른 이름")(get_order_status)

@@ -18,5 +18,7 @@ def test_the_reason_question_is_not_a_refusal(shop):
     ToolCall.objects.create(message=reply, tool="request_refund", ok=True)
     chat = metrics_compute(since=None, until=None)["overall"]["chat"]
     assert (chat["tool_calls"], chat["refused"], chat["clarifications"]) == (3, 1, 1)
-    assert chat["by_tool"] == [{"tool": "request_refund", "calls": 3, "ok": 1, "clarified": 1, "refused": 1}]
+    assert chat["by_tool"] == [
+        {"tool": "request_refund", "label": "환불 요청", "calls": 3, "ok": 1, "clarified": 1, "refused": 1}
+    ]
     assert [r["reason"] for r in chat["refusal_reasons"]] == ["기간이 지났습니다"]

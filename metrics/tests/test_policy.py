@@ -5,7 +5,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from metrics.policy import day_bounds, local_day, report_days
+from metrics.policy import day_bounds, default_range, local_day, report_days
 
 SEOUL = ZoneInfo("Asia/Seoul")
 D = date.fromisoformat
@@ -56,3 +56,20 @@ def test_local_day_is_the_seoul_calendar_day(moment, expected):
 )
 def test_report_days_cover_the_range_continuously(since, until, seen, expected):
     assert [d.isoformat() for d in report_days(since, until, seen)] == expected
+
+
+@pytest.mark.parametrize(
+    ("last_activity", "today", "expected"),
+    [
+        # No activity: the two weeks up to today.
+        (None, date(2026, 7, 27), (date(2026, 7, 14), date(2026, 7, 27))),
+        # Everything before today (the seeded demo world): still up to today.
+        (date(2026, 7, 26), date(2026, 7, 27), (date(2026, 7, 14), date(2026, 7, 27))),
+        # Chats stamped by the machine clock months after CS_TODAY: up to the last day with activity.
+        (date(2026, 12, 1), date(2026, 7, 27), (date(2026, 11, 18), date(2026, 12, 1))),
+        # A month boundary and a leap day.
+        (date(2028, 3, 1), date(2028, 2, 20), (date(2028, 2, 17), date(2028, 3, 1))),
+    ],
+)
+def test_default_range_is_two_weeks_up_to_the_later_of_today_and_the_last_activity(last_activity, today, expected):
+    assert default_range(last_activity, today) == expected

@@ -6,6 +6,7 @@ from datetime import date
 
 import pytest
 
+from chat.tools import tool_error_label, tool_label
 from metrics.selectors import metrics_compute
 from metrics.tests.dataset import REFUSED_7_DAYS, REFUSED_ARGS, build_dataset
 
@@ -74,11 +75,25 @@ def sources(agent: int, chat_failure: int) -> list[dict]:
 
 
 def tool(name: str, calls: int, ok: int, refused: int, clarified: int = 0) -> dict:
-    return {"tool": name, "calls": calls, "ok": ok, "clarified": clarified, "refused": refused}
+    return {
+        "tool": name,
+        "label": tool_label(name),
+        "calls": calls,
+        "ok": ok,
+        "clarified": clarified,
+        "refused": refused,
+    }
 
 
 def refusal(name: str, error: str, reason: str, count: int) -> dict:
-    return {"tool": name, "error": error, "reason": reason, "count": count}
+    return {
+        "tool": name,
+        "label": tool_label(name),
+        "error": error,
+        "error_label": tool_error_label(error),
+        "reason": reason,
+        "count": count,
+    }
 
 
 # D1 = 2026-07-26 ---------------------------------------------------------------------------------
