@@ -8,7 +8,7 @@ raw code is kept only in the `title` attribute (hover), never as visible text.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 
 from django.utils import timezone
@@ -16,6 +16,7 @@ from django.utils.dateformat import format as date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from common.redaction import redact
 from diagnostics.schemas import VERDICT_LABELS
 
 # Usage events the app sends (ServiceEvent.name of kind USAGE_EVENT).
@@ -40,6 +41,21 @@ ERROR_CODE_LABELS: dict[str, str] = {
     "UPSTREAM_READ_TIMEOUT": "외부 연동 응답 시간 초과",
 }
 UNKNOWN_ERROR = "기타 오류"
+
+# Request logs' endpoints (ServiceEvent.name of kind REQUEST_LOG): a pattern, and the label with the path's
+# own ids (an order number) kept, so "/api/orders/HR20260724005/tracking" reads "배송 조회 HR20260724005".
+ENDPOINT_LABELS: tuple[tuple[str, str], ...] = (
+    (r"/api/auth/login", "로그인 요청"),
+    (r"/api/checkout", "주문서 생성 요청"),
+    (r"/api/orders", "주문 목록 조회"),
+    (r"/api/orders/(?P<id>[^/]+)", "주문 조회 {id}"),
+    (r"/api/orders/(?P<id>[^/]+)/tracking", "배송 조회 {id}"),
+    (r"/api/payments", "결제 요청"),
+)
+UNKNOWN_ENDPOINT = "기타 요청"
+# Services that send traces (ServiceEvent.name of kind TRACE).
+SERVICE_LABELS: dict[str, str] = {"payment-api": "결제 서버", "pg-gateway": "PG 연동 게이트웨이"}
+UNKNOWN_SERVICE = "기타 서비스"
 
 # Span names in traces (ServiceEvent.span_name).
 SPAN_LABELS: dict[str, str] = {
@@ -121,11 +137,32 @@ def code_html(code: str, labels: Mapping[str, str], fallback: str) -> SafeString
     return format_html('<span title="{}">{}</span>', code, code_label(code, labels, fallback))
 
 
-def event_name_html(*, kind: str, name: str) -> SafeString | str:
-    """Usage events by their label; request logs (an endpoint path) and traces (a service) as they are."""
+_ENDPOINTS = tuple((re.compile(pattern + r"/?"), label) for pattern, label in ENDPOINT_LABELS)
+
+
+def endpoint_label(path: str) -> str:
+    """The endpoint's label, ids from the path filled in; `UNKNOWN_ENDPOINT` for a path no pattern knows."""
+    for pattern, label in _ENDPOINTS:
+        match = pattern.fullmatch(path.split("?", 1)[0])
+        if match:
+            return label.format(**match.groupdict())
+    return UNKNOWN_ENDPOINT
+
+
+def event_name_label(*, kind: str, name: str) -> str:
+    """What the event was, in Korean: the usage event, the endpoint called or the service that traced."""
     if kind == "USAGE_EVENT":
-        return code_html(name, EVENT_NAME_LABELS, UNKNOWN_EVENT)
-    return name
+        return code_label(name, EVENT_NAME_LABELS, UNKNOWN_EVENT)
+    if kind == "REQUEST_LOG":
+        return endpoint_label(name)
+    return code_label(name, SERVICE_LABELS, UNKNOWN_SERVICE)
+
+
+def event_name_html(*, kind: str, name: str) -> SafeString:
+    """`event_name_label`, the raw name or path in the hover title."""
+    if not name:
+        return mark_safe("-")
+    return format_html('<span title="{}">{}</span>', name, event_name_label(kind=kind, name=name))
 
 
 def local_time(moment: datetime, fmt: str = EVENT_TIME_FORMAT) -> str:
@@ -182,8 +219,16 @@ def attributes_html(attributes: Mapping[str, object]) -> SafeString:
     """A definition list of the (already redacted) attributes; never a JSON object."""
     if not attributes:
         return mark_safe("-")
-    rows = format_html_join("", "<dt>{}</dt><dd>{}</dd>", attribute_rows(attributes))
-    return format_html('<dl class="cs-fields">{}</dl>', rows)
+    return fields_html(attribute_rows(attributes))
+
+
+_FIELDS_STYLE = "display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0"
+
+
+def fields_html(rows: Iterable[tuple[object, object]]) -> SafeString:
+    """(name, value) pairs as a two-column definition list: how a JSON object reads for people."""
+    items = format_html_join("", "<dt>{}</dt><dd style='margin:0'>{}</dd>", rows)
+    return format_html('<dl class="cs-fields" style="{}">{}</dl>', _FIELDS_STYLE, items) if items else mark_safe("-")
 
 
 # Codes a model or our own policy may write into free text (observed facts, notes), longest first so that
@@ -208,3 +253,52 @@ def text_humanize(text: str) -> SafeString:
         last = match.end()
     parts.append(format_html("{}", text[last:]))
     return mark_safe("".join(parts))
+
+
+def event_summary_html(event) -> SafeString:
+    """One line for a cited event: when (local), what kind, where, status and error — all in Korean."""
+    parts: list[SafeString | str] = [local_time(event.occurred_at), event.get_kind_display()]
+    parts.append(event_name_html(kind=event.kind, name=redact(event.name)))
+    if event.status_code:
+        parts.append(str(event.status_code))
+    if event.error_code:
+        parts.append(code_html(event.error_code, ERROR_CODE_LABELS, UNKNOWN_ERROR))
+    return format_html_join(" · ", "{}", ((p,) for p in parts))
+
+
+def diagnosis_display(
+    diagnosis: Mapping[str, object],
+    *,
+    events: Mapping[str, object],
+    event_url: Callable[[object], str] | None = None,
+) -> dict:
+    """A stored diagnosis (`policy.EnforcedDiagnosis.as_dict`) shaped for people: the verdict by its label, the
+    model's own verdict when the code lowered it, every text with times and codes humanized, and each cited
+    event resolved to a one-line summary (`events`: `selectors.service_events_by_event_id`)."""
+    verdict = str(diagnosis.get("verdict") or "")
+    model_verdict = str(diagnosis.get("model_verdict") or "")
+    facts = []
+    for fact in diagnosis.get("observed_facts") or []:
+        cited = []
+        for event_id in fact.get("event_ids") or []:
+            event = events.get(event_id)
+            cited.append(
+                {
+                    "id": event_id,
+                    "summary": event_summary_html(event) if event is not None else "기록에 없는 이벤트",
+                    "url": event_url(event) if event is not None and event_url else "",
+                }
+            )
+        facts.append({"text": text_humanize(str(fact.get("fact", ""))), "events": cited})
+    return {
+        "verdict": verdict,
+        "verdict_label": VERDICT_LABELS.get(verdict, "판정 없음" if not verdict else "기타 판정"),
+        "model_verdict": model_verdict,
+        "model_verdict_label": VERDICT_LABELS.get(model_verdict, "기타 판정")
+        if model_verdict and model_verdict != verdict
+        else "",
+        "facts": facts,
+        "interpretation": text_humanize(str(diagnosis.get("interpretation") or "")),
+        "checks": [text_humanize(str(c)) for c in diagnosis.get("checks") or []],
+        "notes": [text_humanize(str(n)) for n in diagnosis.get("notes") or []],
+    }

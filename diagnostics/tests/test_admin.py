@@ -30,8 +30,8 @@ def test_change_page_shows_attributes_as_korean_fields_and_the_log_redacted(admi
     event = ServiceEvent.objects.get(event_key="c005-20260726-0010")  # checkout_click with amount and retry
     body = admin_client_logged_in.get(reverse("admin:diagnostics_serviceevent_change", args=[event.pk])).content
     html = body.decode()
-    assert '<dt><span title="amount">금액</span></dt><dd>129,000원</dd>' in html
-    assert '<dt><span title="retry">재시도</span></dt><dd>예</dd>' in html
+    assert "<dt><span title=\"amount\">금액</span></dt><dd style='margin:0'>129,000원</dd>" in html
+    assert "<dt><span title=\"retry\">재시도</span></dt><dd style='margin:0'>예</dd>" in html
     assert '"product_id":' not in html and "{" not in html.split("속성(가림)")[1].split("</div>")[0]
 
     logged = ServiceEvent.objects.get(event_key="c005-20260726-0011")

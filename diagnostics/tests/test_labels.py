@@ -16,10 +16,13 @@ from diagnostics.labels import (
     ERROR_CODE_LABELS,
     EVENT_NAME_LABELS,
     SPAN_LABELS,
+    UNKNOWN_ENDPOINT,
+    UNKNOWN_SERVICE,
     attribute_value,
     attributes_html,
     code_html,
     event_name_html,
+    event_name_label,
     local_time,
     text_humanize,
 )
@@ -74,8 +77,25 @@ def test_an_unknown_event_reads_as_a_korean_fallback_with_the_code_only_in_the_t
     assert 'title="wishlist_add"' in html
 
 
-def test_request_log_names_are_endpoints_and_stay_as_they_are():
-    assert event_name_html(kind="REQUEST_LOG", name="/api/payments") == "/api/payments"
+def test_every_endpoint_and_service_in_the_fixture_has_a_korean_label():
+    for event in _events():
+        if event["kind"] in ("REQUEST_LOG", "TRACE"):
+            label = event_name_label(kind=event["kind"], name=event["name"])
+            assert label not in (UNKNOWN_ENDPOINT, UNKNOWN_SERVICE), event["name"]
+
+
+@pytest.mark.parametrize(
+    ("path", "label"),
+    [
+        ("/api/payments", "결제 요청"),
+        ("/api/orders/HR20260724005/tracking", "배송 조회 HR20260724005"),
+        ("/api/orders/", "주문 목록 조회"),
+        ("/api/coupons", "기타 요청"),
+    ],
+)
+def test_endpoints_read_as_what_was_asked_with_the_path_in_the_title(path, label):
+    html = event_name_html(kind="REQUEST_LOG", name=path)
+    assert _visible(html) == label and f'title="{path}"' in html
 
 
 def test_an_unknown_error_code_reads_as_a_korean_fallback():
@@ -102,7 +122,7 @@ def test_attribute_values_read_as_people_write_them(key, value, shown):
 
 def test_attributes_are_a_definition_list_never_a_json_object():
     html = attributes_html({"screen": "my_orders", "visible_items": 0, "new_key": "x"})
-    assert html.startswith('<dl class="cs-fields">')
+    assert html.startswith('<dl class="cs-fields"')
     assert _visible(html) == "화면주문 내역 화면표시된 항목 수0기타 속성x"
     assert "{" not in html
 

@@ -55,7 +55,7 @@ def test_every_purpose_the_callers_use_has_a_label():
 
     from django.conf import settings
 
-    from llm.admin import PURPOSE_LABELS
+    from llm.labels import PURPOSE_LABELS
 
     used = set()
     apps = [d for d in Path(settings.BASE_DIR).iterdir() if d.is_dir() and (d / "__init__.py").exists()]
