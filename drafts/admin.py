@@ -391,7 +391,7 @@ class DraftAdmin(ReadOnlyAdmin):
                 )
             },
         ),
-        ("운영자 전용 진단", {"fields": ("diagnosis_display",)}),
+        ("오류 진단 (운영자 전용)", {"fields": ("diagnosis_display",)}),
         (
             "단계",
             {
@@ -491,7 +491,7 @@ class DraftAdmin(ReadOnlyAdmin):
     def recommended_tags_display(self, obj: Draft) -> str:
         return ", ".join(str(t) for t in obj.recommended_tags) or "-"
 
-    @admin.display(description="운영자 전용 진단")
+    @admin.display(description="진단 결과")
     def diagnosis_display(self, obj: Draft) -> SafeString:
         view = draft_diagnosis_view(obj)
         if view is None:
