@@ -1,30 +1,63 @@
-import json
-
 from django.contrib import admin
 from django.utils.html import format_html
 
 from common.admin import ReadOnlyAdmin
 from common.redaction import redact, redact_obj
+from diagnostics.labels import (
+    ERROR_CODE_LABELS,
+    SPAN_LABELS,
+    UNKNOWN_ERROR,
+    UNKNOWN_SPAN,
+    attributes_html,
+    code_html,
+    code_label,
+    event_name_html,
+)
 from diagnostics.models import ServiceEvent
+
+
+class ErrorCodeFilter(admin.SimpleListFilter):
+    """The error codes present, by their Korean label (the raw code is what the query string carries)."""
+
+    title = "오류 코드"
+    parameter_name = "error_code"
+
+    def lookups(self, request, model_admin):
+        codes = (
+            model_admin.get_queryset(request)
+            .exclude(error_code="")
+            .order_by("error_code")
+            .values_list("error_code", flat=True)
+            .distinct()
+        )
+        choices, unknown = [], 0
+        for code in codes:
+            if code not in ERROR_CODE_LABELS:
+                unknown += 1  # numbered, so two new codes stay two choices
+            choices.append((code, code_label(code, ERROR_CODE_LABELS, f"{UNKNOWN_ERROR} {unknown}")))
+        return choices
+
+    def queryset(self, request, queryset):
+        return queryset.filter(error_code=self.value()) if self.value() else queryset
 
 
 @admin.register(ServiceEvent)
 class ServiceEventAdmin(ReadOnlyAdmin):
-    """Read-only. The raw message and attributes are never shown: only their redacted form."""
+    """Read-only. The raw message and attributes are never shown: only their redacted form. Codes (event names,
+    error codes, spans, attribute keys) read as Korean labels, the raw code kept in a hover title."""
 
     list_display = (
         "event_label",
         "occurred_at",
         "customer",
         "kind",
-        "name",
+        "name_display",
         "http_method",
         "status_code",
         "latency_ms",
-        "error_code",
-        "message_preview",
+        "error_display",
     )
-    list_filter = ("kind", "status_code", "error_code")
+    list_filter = ("kind", "status_code", ErrorCodeFilter)
     search_fields = ("=customer__customer_id", "=trace_id", "=error_code", "name", "=event_key")
     date_hierarchy = "occurred_at"
     list_select_related = ("customer",)
@@ -35,15 +68,15 @@ class ServiceEventAdmin(ReadOnlyAdmin):
         "customer",
         "occurred_at",
         "kind",
-        "name",
+        "name_display",
         "http_method",
         "status_code",
         "latency_ms",
         "trace_id",
-        "span_name",
-        "error_code",
-        "message_redacted",
+        "span_display",
+        "error_display",
         "attributes_redacted",
+        "message_redacted",
     )
     readonly_fields = fields
 
@@ -51,15 +84,31 @@ class ServiceEventAdmin(ReadOnlyAdmin):
     def event_label(self, obj):
         return obj.event_id
 
-    @admin.display(description="메시지")
-    def message_preview(self, obj):
-        text = redact(obj.message)
-        return text if len(text) <= 80 else text[:79] + "…"
+    @admin.display(description="엔드포인트·이벤트", ordering="name")
+    def name_display(self, obj):
+        return event_name_html(kind=obj.kind, name=redact(obj.name))
 
-    @admin.display(description="메시지(가림)")
+    @admin.display(description="오류", ordering="error_code")
+    def error_display(self, obj):
+        return code_html(obj.error_code, ERROR_CODE_LABELS, UNKNOWN_ERROR)
+
+    @admin.display(description="처리 단계(스팬)")
+    def span_display(self, obj):
+        return code_html(redact(obj.span_name), SPAN_LABELS, UNKNOWN_SPAN)
+
+    @admin.display(description="원문 로그(가림)")
     def message_redacted(self, obj):
-        return format_html("<pre style='white-space:pre-wrap'>{}</pre>", redact(obj.message))
+        # A log line is the system's own words (often English, with a stack trace cut): quoted whole, read-only,
+        # to copy into a report for the engineers, not translated.
+        text = redact(obj.message)
+        if not text:
+            return "-"
+        return format_html(
+            '<textarea readonly rows="{}" cols="100" aria-label="원문 로그(가림)" class="cs-log">{}</textarea>',
+            min(12, text.count("\n") + 2),
+            text,
+        )
 
     @admin.display(description="속성(가림)")
     def attributes_redacted(self, obj):
-        return format_html("<pre>{}</pre>", json.dumps(redact_obj(obj.attributes), ensure_ascii=False, indent=2))
+        return attributes_html(redact_obj(obj.attributes))

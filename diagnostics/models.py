@@ -1,6 +1,7 @@
 from django.db import models
 
 from common.numbering import format_number
+from diagnostics.labels import event_name_label
 from diagnostics.policy import event_is_error
 
 
@@ -57,4 +58,4 @@ class ServiceEvent(models.Model):
         return event_is_error(status_code=self.status_code, error_code=self.error_code)
 
     def __str__(self) -> str:
-        return f"{self.event_id} {self.get_kind_display()} {self.name}"
+        return f"{self.event_id} {self.get_kind_display()} {event_name_label(kind=self.kind, name=self.name)}"

@@ -6,6 +6,7 @@ The pipeline gathers the context in code for the inquiry's own customer and time
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -13,8 +14,10 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.utils import timezone
 
+from common.numbering import parse_number
 from common.redaction import redact, redact_obj
 from diagnostics.models import ServiceEvent
+from diagnostics.policy import EVENT_PREFIX
 
 # A diagnosis is built from service events (request logs, traces): who may read those may read the diagnosis.
 DIAGNOSIS_VIEW_PERMISSION = "diagnostics.view_serviceevent"
@@ -143,3 +146,12 @@ def diagnostic_context_gather(
         truncated=truncated,
         **by_kind,
     )
+
+
+def service_events_by_event_id(event_ids: Iterable[str]) -> dict[str, ServiceEvent]:
+    """The events named by ids such as 'E00012' (a diagnosis' citations), keyed by their normalised id. One
+    query; ids that are not event ids or name no row are left out."""
+    pks = {n for n in (parse_number(EVENT_PREFIX, str(e)) for e in event_ids) if n}
+    if not pks:
+        return {}
+    return {event.event_id: event for event in ServiceEvent.objects.filter(pk__in=pks)}

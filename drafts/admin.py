@@ -6,21 +6,35 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.http import Http404, HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
+from django.template.loader import render_to_string
 from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
 
 from actions.claims import find_money_claims
 from common.admin import AuditEventInline, ReadOnlyAdmin
-from common.display import payload_line
 from common.errors import DomainError
 from common.numbering import parse_number
-from diagnostics.schemas import VERDICT_LABELS
-from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION
-from drafts import policy
+from diagnostics.labels import diagnosis_display, fields_html
+from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION, service_events_by_event_id
 from drafts.guard import draft_hold_for
+from drafts.labels import (
+    CLAIM_CODE_LABELS,
+    CLAIM_FIELD_LABELS,
+    HOLD_LABELS,
+    SCORE_LABELS,
+    STAGE_LABELS,
+    citation_views,
+    code_html,
+    context_report_rows,
+    draft_event_change_html,
+    stage_errors_html,
+)
 from drafts.models import DeadLetter, Draft, DraftEvent, StageState
 from drafts.selectors import (
     citations_resolve,
     citations_with_text,
+    document_titles,
     draft_current,
     latest_drafts_prefetch,
     ticket_drafts,
@@ -29,18 +43,8 @@ from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject, drafts
 from tickets.admin import TicketAdmin
 from tickets.models import Tag, Ticket
 
-SCORE_LABELS = {
-    "groundedness": "근거성",
-    "completeness": "완결성",
-    "safety": "안전성",
-    "uncertainty_handling": "불확실성 처리",
-}
-STAGE_LABELS = {"draft": "초안", "qa": "QA", "confidence": "신뢰도", "tags": "태그", "diagnosis": "진단"}
-
-
 _EDIT_KEY = "drafts.held_edit.{}"
 _REPLY_KEY = "drafts.held_reply.{}"
-CLAIM_FIELD_LABELS = {"body": "빠른 초안", "corrected_body": "QA 보정 답변", "final_body": "발송한 답변"}
 
 
 def _seconds(start, end) -> str:
@@ -49,8 +53,53 @@ def _seconds(start, end) -> str:
     return f"{(end - start).total_seconds():.1f}초"
 
 
-def draft_review_context(draft: Draft | None, chunks: dict) -> dict:
-    """Everything the review panel shows, shaped for the template (no logic in the template)."""
+def _event_url(event) -> str:
+    return reverse("admin:diagnostics_serviceevent_change", args=[event.pk])
+
+
+def draft_diagnosis_view(draft: Draft | None) -> dict | None:
+    """The draft's diagnosis for people (`diagnostics.labels.diagnosis_display`), its cited events read in one
+    query. Call only for someone who may read service events (DIAGNOSIS_VIEW_PERMISSION)."""
+    if draft is None or not draft.diagnosis:
+        return None
+    cited = [e for fact in draft.diagnosis.get("observed_facts") or [] for e in fact.get("event_ids") or []]
+    return diagnosis_display(draft.diagnosis, events=service_events_by_event_id(cited), event_url=_event_url)
+
+
+def score_rows(confidence: dict) -> list[dict]:
+    return [
+        {
+            "key": k,
+            "label": SCORE_LABELS[k],
+            "score": v.get("score"),
+            "percent": round(100 * v.get("score", 0)),
+            "reason": v.get("reason", ""),
+        }
+        for k, v in confidence.items()
+        if k in SCORE_LABELS and isinstance(v, dict)
+    ]
+
+
+def claim_blocker_rows(blockers: list[dict]) -> list[dict]:
+    return [
+        {
+            **b,
+            "field_label": CLAIM_FIELD_LABELS.get(b.get("field"), "기타 문구"),
+            "code_label": code_html(str(b.get("code", "")), CLAIM_CODE_LABELS),
+        }
+        for b in blockers
+    ]
+
+
+def holds_html(holds: list[str]) -> SafeString:
+    return format_html_join(", ", "{}", ((code_html(str(h), HOLD_LABELS),) for h in holds))
+
+
+def draft_review_context(
+    draft: Draft | None, chunks: dict, *, titles: dict | None = None, diagnosis: dict | None = None
+) -> dict:
+    """Everything the review panel shows, shaped for the template (no logic in the template). `titles`: the
+    dropped citations' document titles (`selectors.document_titles`); `diagnosis`: `draft_diagnosis_view`."""
     if draft is None:
         return {}
     hold = None
@@ -68,25 +117,16 @@ def draft_review_context(draft: Draft | None, chunks: dict) -> dict:
             ("QA 완료", _seconds(draft.input_at, draft.qa_at)),
             ("신뢰도 완료", _seconds(draft.input_at, draft.confidence_at)),
         ],
-        "scores": [
-            {
-                "key": k,
-                "label": SCORE_LABELS[k],
-                "score": v.get("score"),
-                "percent": round(100 * v.get("score", 0)),
-                "reason": v.get("reason", ""),
-            }
-            for k, v in draft.confidence.items()
-            if k in SCORE_LABELS
-        ],
-        "citations": citations_with_text(draft, chunks),
-        "verdict_label": VERDICT_LABELS.get(draft.diagnosis.get("verdict", ""), ""),
+        "scores": score_rows(draft.confidence),
+        "citations": citation_views(citations_with_text(draft, chunks)),
+        "dropped_citations": citation_views(draft.dropped_citations, titles=titles),
+        "errors": stage_errors_html(draft.errors) if draft.errors else "",
+        "diagnosis": diagnosis,
         "has_failure": draft.has_failure,
         "is_live": draft.status == Draft.Status.GENERATED,
         "corrected_differs": bool(draft.corrected_body) and draft.corrected_body != draft.body,
-        "claim_blockers": [
-            {**b, "field_label": CLAIM_FIELD_LABELS.get(b.get("field"), b.get("field"))} for b in draft.claim_blockers
-        ],
+        "claim_blockers": claim_blocker_rows(draft.claim_blockers),
+        "override_holds": holds_html(draft.override_holds),
         "hold": hold,
     }
 
@@ -159,7 +199,14 @@ class TicketReviewAdmin(TicketAdmin):
             "can_view_conversation": can_read_messages,
             "can_view_drafts": user.has_perm("drafts.view_draft"),
             "can_view_diagnosis": user.has_perm(DIAGNOSIS_VIEW_PERMISSION),
-            "review": draft_review_context(current, chunks),
+            "review": draft_review_context(
+                current,
+                chunks,
+                titles=document_titles([c.get("doc_id", "") for c in current.dropped_citations if isinstance(c, dict)])
+                if current and current.dropped_citations
+                else None,
+                diagnosis=draft_diagnosis_view(current) if user.has_perm(DIAGNOSIS_VIEW_PERMISSION) else None,
+            ),
             "history": [d for d in drafts if current is None or d.pk != current.pk],
             "tag_choices": [
                 {"name": t.name, "recommended": t.name in recommended, "applied": t.name in applied}
@@ -283,16 +330,19 @@ class DraftEventInline(AuditEventInline):
 
     @admin.display(description="변경 내용")
     def change(self, obj: DraftEvent) -> str:
-        return payload_line(
-            obj.payload or {},
-            status_labels=dict(Draft.Status.choices),
-            values={"applied": dict(Draft.Applied.choices), "holds": policy.HOLD_LABELS},
-        )
+        return draft_event_change_html(obj)
+
+
+def _list_html(items: list) -> SafeString:
+    if not items:
+        return mark_safe("-")
+    return format_html("<ul>{}</ul>", format_html_join("", "<li>{}</li>", ((str(i),) for i in items)))
 
 
 @admin.register(Draft)
 class DraftAdmin(ReadOnlyAdmin):
-    """All drafts, read-only. Decisions are made on the ticket page, where the conversation is."""
+    """All drafts, read-only. Decisions are made on the ticket page, where the conversation is. The JSON a
+    draft stores reads as fields with Korean names, never as a JSON object."""
 
     list_display = (
         "__str__",
@@ -313,22 +363,179 @@ class DraftAdmin(ReadOnlyAdmin):
     search_fields = ("=ticket__id",)
     show_full_result_count = False
     inlines = [DraftEventInline]
+    fieldsets = (
+        (None, {"fields": ("ticket", "source_message", "status", "attempts", "attempted_at")}),
+        (
+            "답변",
+            {
+                "fields": (
+                    "body",
+                    "corrected_body",
+                    "qa_changes_display",
+                    "citations_display",
+                    "dropped_citations_display",
+                    "draft_model",
+                    "qa_model",
+                )
+            },
+        ),
+        (
+            "검사",
+            {
+                "fields": (
+                    "confidence_display",
+                    "hard_blockers_display",
+                    "claim_blockers_display",
+                    "recommended_tags_display",
+                    "context_report_display",
+                )
+            },
+        ),
+        ("오류 진단 (운영자 전용)", {"fields": ("diagnosis_display",)}),
+        (
+            "단계",
+            {
+                "fields": (
+                    "draft_state",
+                    "qa_state",
+                    "confidence_state",
+                    "tags_state",
+                    "diagnosis_state",
+                    "errors_display",
+                    "input_at",
+                    "draft_at",
+                    "qa_at",
+                    "confidence_at",
+                )
+            },
+        ),
+        (
+            "결정",
+            {
+                "fields": (
+                    "applied",
+                    "edit_ratio_display",
+                    "final_body",
+                    "decided_by",
+                    "decided_at",
+                    "override_reason",
+                    "override_by",
+                    "override_at",
+                    "override_holds_display",
+                )
+            },
+        ),
+    )
 
-    def get_exclude(self, request, obj=None):
+    def get_fieldsets(self, request, obj=None):
         # The diagnosis is read from service events: shown only to those who may read them.
-        exclude = tuple(super().get_exclude(request, obj) or ())
-        return exclude if request.user.has_perm(DIAGNOSIS_VIEW_PERMISSION) else (*exclude, "diagnosis")
+        if request.user.has_perm(DIAGNOSIS_VIEW_PERMISSION):
+            return self.fieldsets
+        return tuple(fs for fs in self.fieldsets if "diagnosis_display" not in fs[1]["fields"])
+
+    def get_readonly_fields(self, request, obj=None):
+        return [f for _, options in self.fieldsets for f in options["fields"]]
 
     @admin.display(description="티켓", ordering="ticket_id")
     def ticket_link(self, obj: Draft) -> str:
-        from django.utils.html import format_html
-
         url = reverse("admin:tickets_ticket_change", args=[obj.ticket_id])
         return format_html('<a href="{}">{}</a>', url, obj.ticket.number)
 
     @admin.display(description="입력→초안")
     def draft_seconds(self, obj: Draft) -> str:
         return _seconds(obj.input_at, obj.draft_at)
+
+    @admin.display(description="QA 수정 내용")
+    def qa_changes_display(self, obj: Draft) -> SafeString:
+        return _list_html(obj.qa_changes)
+
+    @admin.display(description="출처")
+    def citations_display(self, obj: Draft) -> SafeString:
+        views = citation_views(citations_with_text(obj, citations_resolve([obj])))
+        return _citations_html(views)
+
+    @admin.display(description="버린 출처(검색되지 않음)")
+    def dropped_citations_display(self, obj: Draft) -> SafeString:
+        doc_ids = [c.get("doc_id", "") for c in obj.dropped_citations if isinstance(c, dict)]
+        return _citations_html(citation_views(obj.dropped_citations, titles=document_titles(doc_ids)))
+
+    @admin.display(description="신뢰도(항목별)")
+    def confidence_display(self, obj: Draft) -> SafeString:
+        rows = score_rows(obj.confidence)
+        if not rows:
+            return mark_safe("-")
+        body = format_html_join(
+            "",
+            "<tr><th>{}</th><td>{}</td><td>{}</td></tr>",
+            ((r["label"], f"{r['score']:.2f}" if r["score"] is not None else "-", r["reason"]) for r in rows),
+        )
+        return format_html("<table><tbody>{}</tbody></table>", body)
+
+    @admin.display(description="차단 사유")
+    def hard_blockers_display(self, obj: Draft) -> SafeString:
+        return _list_html(obj.hard_blockers)
+
+    @admin.display(description="환불 약속 차단")
+    def claim_blockers_display(self, obj: Draft) -> SafeString:
+        rows = claim_blocker_rows(obj.claim_blockers)
+        if not rows:
+            return mark_safe("-")
+        items = format_html_join(
+            "",
+            "<li>{}: “{}” ({}, {}–{}자)</li>",
+            ((r["field_label"], r.get("sentence", ""), r["code_label"], r.get("start"), r.get("end")) for r in rows),
+        )
+        return format_html("<ul>{}</ul>", items)
+
+    @admin.display(description="추천 태그")
+    def recommended_tags_display(self, obj: Draft) -> str:
+        return ", ".join(str(t) for t in obj.recommended_tags) or "-"
+
+    @admin.display(description="진단 결과")
+    def diagnosis_display(self, obj: Draft) -> SafeString:
+        view = draft_diagnosis_view(obj)
+        if view is None:
+            return mark_safe("-")
+        return mark_safe(render_to_string("admin/drafts/diagnosis.html", {"diagnosis": view}))
+
+    @admin.display(description="선조회 결과")
+    def context_report_display(self, obj: Draft) -> SafeString:
+        return fields_html(context_report_rows(obj.context_report))
+
+    @admin.display(description="단계별 오류")
+    def errors_display(self, obj: Draft) -> SafeString:
+        return stage_errors_html(obj.errors) if obj.errors else mark_safe("-")
+
+    @admin.display(description="편집 비율")
+    def edit_ratio_display(self, obj: Draft) -> str:
+        return f"{obj.edit_ratio:.0%}" if obj.edit_ratio is not None else "-"
+
+    @admin.display(description="무시한 보류 사유")
+    def override_holds_display(self, obj: Draft) -> SafeString:
+        return holds_html(obj.override_holds) if obj.override_holds else mark_safe("-")
+
+
+def _citations_html(views: list[dict]) -> SafeString:
+    if not views:
+        return mark_safe("-")
+    items = format_html_join(
+        "",
+        '<li><b title="{}">{}</b> {}{}</li>',
+        (
+            (
+                v["ref"],
+                v["title"],
+                v["part"],
+                format_html("<br><small>{}</small>", _truncate(v["text"], 220)) if v["text"] else "",
+            )
+            for v in views
+        ),
+    )
+    return format_html("<ul>{}</ul>", items)
+
+
+def _truncate(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @admin.register(DeadLetter)

@@ -35,7 +35,6 @@ CHECK_STAGES = {"qa": "QA", "confidence": "신뢰도"}
 STAGE_STATE_LABELS = {"PENDING": "아직 실행되지 않음", "FAILED": "실패", "SKIPPED": "건너뜀"}
 HOLD_MONEY_CLAIM = "money_claim"
 HOLD_UNCHECKED = "unchecked"
-HOLD_LABELS = {HOLD_MONEY_CLAIM: "근거 없는 금전 약속", HOLD_UNCHECKED: "검수 미완료"}
 OVERRIDE_REASON_MAX = 500
 
 

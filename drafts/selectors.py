@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.db.models import Prefetch, Q
 
 from drafts.models import Draft
-from knowledge.models import KnowledgeChunk
+from knowledge.models import KnowledgeChunk, KnowledgeDocument
 from tickets.models import Ticket
 from tickets.selectors import ticket_list
 
@@ -46,3 +46,10 @@ def citations_with_text(draft: Draft, chunks: dict[tuple[str, int], dict]) -> li
 def ops_ticket_list(*, status: str | None = None, category: str | None = None):
     """Tickets for operators with their newest draft's status, in a constant number of queries."""
     return ticket_list(status=status, category=category).prefetch_related(latest_drafts_prefetch())
+
+
+def document_titles(doc_ids: list[str]) -> dict[str, str]:
+    """doc_id → title for the documents that exist (dropped citations may name one that does not). One query."""
+    if not doc_ids:
+        return {}
+    return dict(KnowledgeDocument.objects.filter(doc_id__in=set(doc_ids)).values_list("doc_id", "title"))

@@ -162,3 +162,21 @@ def chunk_body(body: str, *, min_chars: int = CHUNK_MIN_CHARS, max_chars: int = 
         tail = chunks.pop()
         chunks[-1] = chunks[-1] + "\n\n" + tail
     return chunks
+
+
+_MD_LINE_MARKS = re.compile(r"^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+|\d+[.)]\s+)", flags=re.M)
+# Single `_` is left alone: it also joins words (file_name), and Korean glues particles right after emphasis.
+_MD_EMPHASIS = re.compile(r"(\*\*|__|\*|~~|`)(?=\S)(.+?)(?<=\S)\1")
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MD_RULE = re.compile(r"^\s{0,3}(?:[-*_]\s*){3,}$|^\s*\|?\s*:?-{3,}.*$", flags=re.M)
+
+
+def markdown_plain(text: str) -> str:
+    """A chunk as people read it when quoted in one line: headings, list and quote marks, emphasis, links and
+    rules removed, the words kept, lines joined by a space."""
+    text = _MD_RULE.sub("", text)
+    text = _MD_LINE_MARKS.sub("", text)
+    text = _MD_LINK.sub(r"\1", text)
+    text = _MD_EMPHASIS.sub(r"\2", text)
+    text = text.replace("|", " ")
+    return " ".join(text.split())

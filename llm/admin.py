@@ -1,7 +1,28 @@
 from django.contrib import admin
+from django.utils.html import format_html
 
 from common.admin import ReadOnlyAdmin
+from llm.labels import PURPOSE_LABELS, UNKNOWN_PURPOSE, purpose_label
 from llm.models import LLMCall
+
+
+class PurposeFilter(admin.SimpleListFilter):
+    title = "용도"
+    parameter_name = "purpose"
+
+    def lookups(self, request, model_admin):
+        purposes = model_admin.get_queryset(request).order_by("purpose").values_list("purpose", flat=True).distinct()
+        choices, unknown = [], 0
+        for purpose in purposes:
+            label = PURPOSE_LABELS.get(purpose)
+            if label is None:
+                unknown += 1  # numbered, so two new purposes stay two choices
+                label = f"{UNKNOWN_PURPOSE} {unknown}"
+            choices.append((purpose, label))
+        return choices
+
+    def queryset(self, request, queryset):
+        return queryset.filter(purpose=self.value()) if self.value() else queryset
 
 
 @admin.register(LLMCall)
@@ -10,7 +31,7 @@ class LLMCallAdmin(ReadOnlyAdmin):
 
     list_display = [
         "created_at",
-        "purpose",
+        "purpose_display",
         "model",
         "is_fallback",
         "outcome",
@@ -19,6 +40,22 @@ class LLMCallAdmin(ReadOnlyAdmin):
         "prompt_tokens",
         "completion_tokens",
     ]
-    list_filter = ["purpose", "outcome", "model", "is_fallback"]
+    list_filter = [PurposeFilter, "outcome", "model", "is_fallback"]
     date_hierarchy = "created_at"
     list_per_page = 100
+    fields = [
+        "created_at",
+        "purpose_display",
+        "model",
+        "is_fallback",
+        "outcome",
+        "error_class",
+        "latency_ms",
+        "prompt_tokens",
+        "completion_tokens",
+    ]
+    readonly_fields = fields
+
+    @admin.display(description="용도", ordering="purpose")
+    def purpose_display(self, obj: LLMCall) -> str:
+        return format_html('<span title="{}">{}</span>', obj.purpose, purpose_label(obj.purpose))

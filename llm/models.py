@@ -1,5 +1,7 @@
 from django.db import models
 
+from llm.labels import purpose_label
+
 
 class LLMCall(models.Model):
     """One row per model attempt (primary or fallback). Metadata only: message bodies are never stored,
@@ -27,4 +29,4 @@ class LLMCall(models.Model):
         indexes = [models.Index(fields=["purpose", "-created_at"], name="llmcall_purpose_recent")]
 
     def __str__(self) -> str:
-        return f"{self.purpose} {self.model} {self.get_outcome_display()}"
+        return f"{purpose_label(self.purpose)} {self.model} {self.get_outcome_display()}"

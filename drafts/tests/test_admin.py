@@ -1,12 +1,16 @@
 """Draft review on the admin ticket page: what the operator sees, and the three decisions."""
 
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 from django.utils.html import escape
 
+from diagnostics.schemas import VERDICT_LABELS
 from drafts.models import Draft
+from knowledge.models import KnowledgeDocument
 from tickets.models import TicketMessage
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -32,8 +36,17 @@ def test_ticket_page_shows_conversation_draft_scores_citations_diagnosis_and_tag
     assert escape(live_draft.corrected_body.splitlines()[0]) in html  # the corrected answer
     for label in ("근거성", "완결성", "안전성", "불확실성 처리"):
         assert label in html
-    assert "운영자 전용 진단" in html and live_draft.diagnosis["verdict"] in html
-    assert live_draft.citations[0]["doc_id"] in html
+    # The diagnosis and the citations read as Korean: labels and titles visible, codes and slugs only in titles.
+    verdict = live_draft.diagnosis["verdict"]
+    assert "운영자 전용 진단" in html and f'<b title="{verdict}">{VERDICT_LABELS[verdict]}</b>' in html
+    citation = live_draft.citations[0]
+    title = KnowledgeDocument.objects.get(doc_id=citation["doc_id"]).title
+    assert f'<b title="{citation["doc_id"]} #{citation["chunk"]}">{escape(title)}</b>' in html
+    assert f"{citation['chunk'] + 1}번째 단락" in html
+    review = html[html.index('id="cs-review"') : html.index('id="ticket_form"')]
+    visible = re.sub(r"<[^>]+>", " ", re.sub(r'title="[^"]*"', "", review))
+    assert f"{citation['doc_id']} #" not in visible and "## " not in visible and "**" not in visible
+    assert not re.search(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", visible) and verdict not in visible
     for tag in live_draft.recommended_tags:
         assert f'value="{tag}" checked> {tag} <span class="cs-muted">(추천)' in html
     # One send button (the text box is sent; UNCHANGED/EDITED by comparing texts) and a separate 반려.
@@ -110,3 +123,45 @@ def test_draft_list_and_queue_query_counts_stay_flat(operator_client, live_draft
         assert operator_client.get(reverse("admin:drafts_draft_changelist")).status_code == 200
     with django_assert_max_num_queries(12):
         assert operator_client.get(reverse("admin:tickets_ticket_changelist")).status_code == 200
+
+
+def test_review_panel_diagnosis_reads_korean_with_local_times_and_linked_events(
+    operator_client, shop_knowledge, offline_model
+):
+    """The C005 payment-error story: facts and cited events by label and Seoul time, never ISO or codes."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from django.db import transaction
+
+    from diagnostics.models import ServiceEvent
+    from orders.models import Customer
+    from tickets.models import Ticket
+    from tickets.services import ticket_create
+
+    at = datetime(2026, 7, 26, 14, 10, tzinfo=ZoneInfo("Asia/Seoul"))
+    customer = Customer.objects.select_related("user").get(pk="C005")
+    with transaction.atomic():
+        ticket = ticket_create(
+            customer=customer,
+            category="오류",
+            subject="결제 오류",
+            body="결제가 안 돼요.",
+            source="API",
+            author=customer.user,
+        )
+        TicketMessage.objects.filter(ticket=ticket).update(created_at=at)
+        Ticket.objects.filter(pk=ticket.pk).update(created_at=at)
+    draft = Draft.objects.get(ticket=ticket)
+    assert draft.diagnosis["verdict"] == "FAILURE_POINT_IDENTIFIED"
+
+    html = operator_client.get(_page(ticket.pk)).content.decode()
+    panel = html[html.index('id="cs-diagnosis"') : html.index('id="ticket_form"')]
+    cited = ServiceEvent.objects.get(pk=int(draft.diagnosis["observed_facts"][0]["event_ids"][0][1:]))
+    url = reverse("admin:diagnostics_serviceevent_change", args=[cited.pk])
+    assert f'<a href="{url}">{cited.event_id}</a>' in panel
+    assert "2026년 7월 26일 13:58:43" in panel and '<span title="PG_TIMEOUT">PG사 응답 시간 초과</span>' in panel
+    assert '<span title="/api/payments">결제 요청</span>' in panel
+    visible = re.sub(r"<[^>]+>", " ", re.sub(r'title="[^"]*"', "", panel))
+    assert not re.search(r"\d{4}-\d{2}-\d{2}T|PG_TIMEOUT|FAILURE_POINT_IDENTIFIED", visible)
+    assert "doyoon.jung@example.com" not in html and "010-6645-1005" not in html

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.chunking import CHUNK_MAX_CHARS, DocumentFormatError, chunk_body, document_parse
+from knowledge.chunking import CHUNK_MAX_CHARS, DocumentFormatError, chunk_body, document_parse, markdown_plain
 
 
 def test_front_matter_lines_are_parsed_and_the_rest_is_body():
@@ -50,3 +50,18 @@ def test_sections_start_new_chunks_once_the_current_one_is_big_enough():
     body = "## 하나\n\n" + "다" * 250 + "\n\n## 둘\n\n" + "라" * 250
     chunks = chunk_body(body)
     assert [c.split("\n")[0] for c in chunks] == ["## 하나", "## 둘"]
+
+
+@pytest.mark.parametrize(
+    ("markdown", "plain"),
+    [
+        ("## 환불 기준\n\n**단순변심**은 7일 이내", "환불 기준 단순변심은 7일 이내"),
+        ("- 상품 하자\n- 오배송\n1. 접수", "상품 하자 오배송 접수"),
+        ("> 참고: [배송 안내](https://example.com/ship)를 보세요", "참고: 배송 안내를 보세요"),
+        ("`app_open` 이벤트와 file_name 그대로", "app_open 이벤트와 file_name 그대로"),
+        ("위\n\n---\n\n아래", "위 아래"),
+        ("38,000원 * 2개", "38,000원 * 2개"),
+    ],
+)
+def test_markdown_plain_keeps_the_words_and_drops_the_marks(markdown, plain):
+    assert markdown_plain(markdown) == plain

@@ -1,0 +1,177 @@
+"""What operators read for the draft pipeline's codes and the JSON a draft stores. Pure data and pure
+formatting (no ORM): the review panel, the draft record and its history use these tables.
+
+An unknown code reads as a Korean fallback, the raw code only in a hover title.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
+
+from actions.claims import CODE as MONEY_CLAIM_CODE
+from common.numbering import format_number
+from drafts import policy
+from drafts.models import Draft, DraftEvent
+from knowledge.chunking import markdown_plain
+
+# The confidence evaluation's items (Draft.confidence keys).
+SCORE_LABELS: dict[str, str] = {
+    "groundedness": "근거성",
+    "completeness": "완결성",
+    "safety": "안전성",
+    "uncertainty_handling": "불확실성 처리",
+}
+# The pipeline's stages (Draft.STAGES; the keys of Draft.errors).
+STAGE_LABELS: dict[str, str] = {
+    "draft": "초안",
+    "qa": "QA",
+    "confidence": "신뢰도",
+    "tags": "태그",
+    "diagnosis": "진단",
+}
+# Which text a money-claim blocker was found in (claim_blockers[].field).
+CLAIM_FIELD_LABELS: dict[str, str] = {
+    "body": "빠른 초안",
+    "corrected_body": "QA 보정 답변",
+    "final_body": "발송한 답변",
+}
+# Codes of blockers found by code (claim_blockers[].code) and of the holds an operator overrode.
+CLAIM_CODE_LABELS: dict[str, str] = {MONEY_CLAIM_CODE: "환불·취소 약속"}
+HOLD_LABELS: dict[str, str] = {
+    policy.HOLD_MONEY_CLAIM: "승인되지 않은 환불·취소 약속",
+    policy.HOLD_UNCHECKED: "QA·신뢰도 검사 미완료",
+}
+# The sources read before drafting (Draft.context_report keys; drafts.context.context_sources).
+CONTEXT_SOURCE_LABELS: dict[str, str] = {
+    "profile": "고객 정보",
+    "orders": "주문",
+    "action_records": "처리 기록",
+    "past_tickets": "과거 문의",
+    "payments": "결제",
+    "shipping_events": "배송 이력",
+}
+CONTEXT_OUTCOME_LABELS: dict[str, str] = {"ok": "조회됨", "late": "시간 초과로 제외"}
+# What a draft's audit row carries (DraftEvent.payload keys besides before/after) and why a draft was replaced.
+EVENT_PAYLOAD_LABELS: dict[str, str] = {
+    "applied": "적용 방식",
+    "edit_ratio": "편집 비율",
+    "tags": "태그",
+    "reason": "사유",
+    "holds": "무시한 보류",
+    "claims": "환불 약속 문장",
+    "ticket_id": "티켓",
+    "message_id": "기준 메시지",
+    "attempt": "실행 회차",
+    "errors": "단계별 오류",
+}
+REASON_LABELS: dict[str, str] = {
+    "newer_input": "고객의 새 입력",
+    "newer_draft": "더 새로운 초안",
+    "own_reply": "상담원 직접 답변",
+}
+UNKNOWN = "기타"
+
+
+def code_html(code: str, labels: Mapping[str, str], fallback: str = UNKNOWN) -> SafeString:
+    """The label as visible text, the raw code only in `title`."""
+    if not code:
+        return mark_safe("-")
+    return format_html('<span title="{}">{}</span>', code, labels.get(code, fallback))
+
+
+def stage_errors_html(errors: Mapping[str, object]) -> SafeString:
+    """{"qa": "APITimeoutError"} → "QA (APITimeoutError)": stages by name, the error class as recorded."""
+    return format_html_join(
+        ", ", "{} ({})", ((code_html(stage, STAGE_LABELS, "기타 단계"), error) for stage, error in errors.items())
+    )
+
+
+def context_outcome(value: object) -> str:
+    """ok / late / failed:<error class> as people read it."""
+    text = str(value)
+    if text.startswith("failed:"):
+        return f"실패 ({text.removeprefix('failed:')})"
+    return CONTEXT_OUTCOME_LABELS.get(text, UNKNOWN)
+
+
+def context_report_rows(report: Mapping[str, object]) -> list[tuple[SafeString | str, SafeString | str]]:
+    rows: list[tuple[SafeString | str, SafeString | str]] = [
+        (code_html(name, CONTEXT_SOURCE_LABELS, "기타 자료"), context_outcome(outcome))
+        for name, outcome in report.items()
+        if name != "elapsed_ms"
+    ]
+    if "elapsed_ms" in report:
+        rows.append(("걸린 시간", f"{report['elapsed_ms']:,}ms"))
+    return rows
+
+
+def _payload_value(key: str, value: object) -> SafeString | str:
+    if key == "applied":
+        return code_html(str(value), dict(Draft.Applied.choices))
+    if key == "edit_ratio" and isinstance(value, int | float):
+        return f"{value:.0%}"
+    if key == "reason":
+        return code_html(str(value), REASON_LABELS, str(value) if not str(value).isascii() else UNKNOWN)
+    if key == "holds":
+        return format_html_join(", ", "{}", ((code_html(str(h), HOLD_LABELS),) for h in value or []))
+    if key == "ticket_id" and isinstance(value, int):
+        return format_number("T", value)
+    if key == "message_id":
+        return f"{value}번"
+    if key == "attempt":
+        return f"{value}회차"
+    if key == "claims":
+        return f"{value}건"
+    if key == "errors" and isinstance(value, Mapping):
+        return stage_errors_html(value)
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value) or "-"
+    return str(value)
+
+
+def draft_event_change_html(event: DraftEvent) -> SafeString:
+    """One Korean line for a draft's audit row: status labels before → after, then each payload field by its
+    Korean name. Never `key=value`."""
+    status_labels = dict(Draft.Status.choices)
+    payload = dict(event.payload or {})
+    parts: list[SafeString | str] = []
+    if "before" in payload or "after" in payload:
+        before, after = payload.pop("before", ""), payload.pop("after", "")
+        parts.append(
+            format_html(
+                "{} → {}",
+                code_html(before, status_labels) if before else "-",
+                code_html(after, status_labels) if after else "-",
+            )
+        )
+    for key, value in payload.items():
+        if value in (None, "", [], {}):
+            continue
+        label = code_html(key, EVENT_PAYLOAD_LABELS, "기타 항목")
+        parts.append(format_html("{}: {}", label, _payload_value(key, value)))
+    return format_html_join(" · ", "{}", ((p,) for p in parts))
+
+
+def citation_views(citations: list[dict], *, titles: Mapping[str, str] | None = None) -> list[dict]:
+    """Citations as people read them: the document's title (the slug and chunk number only in `ref`, for a
+    hover title), the chunk's text without markdown marks. `citations`: `selectors.citations_with_text`, or
+    stored citations with `titles` from `selectors.document_titles`."""
+    views = []
+    for citation in citations:
+        if not isinstance(citation, Mapping):
+            citation = {"doc_id": str(citation)}
+        doc_id = str(citation.get("doc_id") or "")
+        chunk = citation.get("chunk")
+        title = citation.get("title") or (titles or {}).get(doc_id) or "제목을 찾을 수 없는 문서"
+        views.append(
+            {
+                "title": title,
+                "part": f"{chunk + 1}번째 단락" if isinstance(chunk, int) else "",
+                "ref": f"{doc_id} #{chunk}" if chunk is not None else doc_id,
+                "text": markdown_plain(citation.get("text") or ""),
+            }
+        )
+    return views
