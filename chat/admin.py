@@ -2,13 +2,14 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html_join
 
 from actions.models import ActionRecord
 from actions.record_sections import RecordNote, RecordSection, record_section_register
 from chat.models import ChatMessage, Conversation, ToolCall
 from chat.selectors import tool_refusal_list
 from chat.tools import TOOLS, tool_error_label, tool_label
+from common.display import labelled
 from tickets.models import Ticket
 
 
@@ -97,7 +98,7 @@ class ToolCallAdmin(admin.ModelAdmin):
     @admin.display(description="도구", ordering="tool")
     def tool_display(self, obj: ToolCall) -> str:
         # The English name stays reachable for whoever reads logs or code, but only as a tooltip.
-        return format_html('<span title="{}">{}</span>', obj.tool, tool_label(obj.tool))
+        return labelled(obj.tool, tool_label(obj.tool))
 
     @admin.display(description="오류 구분", ordering="error")
     def error_display(self, obj: ToolCall) -> str:
@@ -108,7 +109,7 @@ class ToolCallAdmin(admin.ModelAdmin):
         # A registry error's reason is written for the model (it lists the tools' English names): the label
         # says it; the words themselves stay in the tooltip.
         if obj.error:
-            return format_html('<span title="{}">{}</span>', obj.reason, tool_error_label(obj.error))
+            return labelled(obj.reason, tool_error_label(obj.error))
         return obj.reason or "-"
 
     def has_add_permission(self, request):

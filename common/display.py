@@ -6,6 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import Decimal
 
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
+
 # The payload keys the desk's services write into audit rows (common.audit), in words.
 PAYLOAD_KEY_LABELS = {
     "message_id": "메시지 번호",
@@ -106,3 +109,15 @@ def payload_line(
         words if label == "변경" else f"{label} {words}"
         for label, words in payload_words(payload, status_labels=status_labels, values=values)
     )
+
+
+def labelled(code: str, label: str) -> SafeString:
+    """The label as visible text, the raw code only in `title` (whoever reads logs or code can hover for it)."""
+    if not code:
+        return mark_safe("-")
+    return format_html('<span title="{}">{}</span>', code, label)
+
+
+def code_html(code: str, labels: Mapping[str, str], fallback: str = "기타") -> SafeString:
+    """`labelled` with the label from `labels`, or `fallback` for a code the table does not know."""
+    return labelled(code, labels.get(code, fallback))

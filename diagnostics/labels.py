@@ -16,6 +16,7 @@ from django.utils.dateformat import format as date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from common.display import code_html, labelled
 from common.redaction import redact
 from diagnostics.schemas import VERDICT_LABELS
 
@@ -130,13 +131,6 @@ def code_label(code: str, labels: Mapping[str, str], fallback: str) -> str:
     return labels.get(code, fallback)
 
 
-def code_html(code: str, labels: Mapping[str, str], fallback: str) -> SafeString:
-    """The label as visible text, the raw code only in `title` (support staff can still hover to read it)."""
-    if not code:
-        return mark_safe("-")
-    return format_html('<span title="{}">{}</span>', code, code_label(code, labels, fallback))
-
-
 _ENDPOINTS = tuple((re.compile(pattern + r"/?"), label) for pattern, label in ENDPOINT_LABELS)
 
 
@@ -162,7 +156,7 @@ def event_name_html(*, kind: str, name: str) -> SafeString:
     """`event_name_label`, the raw name or path in the hover title."""
     if not name:
         return mark_safe("-")
-    return format_html('<span title="{}">{}</span>', name, event_name_label(kind=kind, name=name))
+    return labelled(name, event_name_label(kind=kind, name=name))
 
 
 def local_time(moment: datetime, fmt: str = EVENT_TIME_FORMAT) -> str:
@@ -246,10 +240,10 @@ def text_humanize(text: str) -> SafeString:
     for match in _TEXT_TOKEN.finditer(text):
         parts.append(format_html("{}", text[last : match.start()]))
         if match.group(1):
-            parts.append(format_html('<span title="{}">{}</span>', match.group(1), iso_local(match.group(1))))
+            parts.append(labelled(match.group(1), iso_local(match.group(1))))
         else:
             code = match.group(2)
-            parts.append(format_html('<span title="{}">{}</span>', code, _TEXT_CODES[code]))
+            parts.append(labelled(code, _TEXT_CODES[code]))
         last = match.end()
     parts.append(format_html("{}", text[last:]))
     return mark_safe("".join(parts))

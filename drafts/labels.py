@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 
 from actions.claims import CODE as MONEY_CLAIM_CODE
+from common.display import code_html
 from common.numbering import format_number
 from drafts import policy
 from drafts.models import Draft, DraftEvent
@@ -73,13 +74,6 @@ REASON_LABELS: dict[str, str] = {
     "own_reply": "상담원 직접 답변",
 }
 UNKNOWN = "기타"
-
-
-def code_html(code: str, labels: Mapping[str, str], fallback: str = UNKNOWN) -> SafeString:
-    """The label as visible text, the raw code only in `title`."""
-    if not code:
-        return mark_safe("-")
-    return format_html('<span title="{}">{}</span>', code, labels.get(code, fallback))
 
 
 def stage_errors_html(errors: Mapping[str, object]) -> SafeString:

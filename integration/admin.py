@@ -1,10 +1,10 @@
 from django.contrib import admin, messages
 from django.db.models import OuterRef, Subquery, Value
 from django.db.models.functions import Concat
-from django.utils.html import format_html
 from django.utils.translation import ngettext
 
 from common.actors import Actor
+from common.display import code_html
 from common.events import EVENT_TYPE_LABELS
 from common.models import OutboxMessage
 from integration.models import Integration, ShopEvent
@@ -54,7 +54,7 @@ class ShopEventAdmin(admin.ModelAdmin):
 
     @admin.display(description="종류", ordering="type")
     def type_display(self, obj: ShopEvent) -> str:
-        return format_html('<span title="{}">{}</span>', obj.type, EVENT_TYPE_LABELS.get(obj.type, obj.type))
+        return code_html(obj.type, EVENT_TYPE_LABELS, obj.type)
 
     @admin.display(description="전송 상태")
     def delivery(self, obj: ShopEvent) -> str:

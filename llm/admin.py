@@ -1,7 +1,7 @@
 from django.contrib import admin
-from django.utils.html import format_html
 
 from common.admin import ReadOnlyAdmin
+from common.display import labelled
 from llm.labels import PURPOSE_LABELS, UNKNOWN_PURPOSE, purpose_label
 from llm.models import LLMCall
 
@@ -58,4 +58,4 @@ class LLMCallAdmin(ReadOnlyAdmin):
 
     @admin.display(description="용도", ordering="purpose")
     def purpose_display(self, obj: LLMCall) -> str:
-        return format_html('<span title="{}">{}</span>', obj.purpose, purpose_label(obj.purpose))
+        return labelled(obj.purpose, purpose_label(obj.purpose))
