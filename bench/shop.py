@@ -8,7 +8,9 @@ in-process (the embedded default) and, with `--broker`, through Redis to a real 
 `--compare K` also imports K orders line by line (`shop_import_line`, the path before batching) and K through
 the batch, in the same run, for the ratio. `--broker URL` starts `celery -A cs_project worker` on that Redis
 (a queue of its own, this process's database), points this process's Celery at it (eager off), and measures
-the same events again. Everything the run created is deleted at the end unless `--keep`. Prints one JSON line.
+twice: how fast the worker drains a backlog published before it started (its capacity), then the same serial
+events as in-process (latency, and events/s bounded by the committing loop). Everything the run created is
+deleted at the end unless `--keep`. Prints one JSON line.
 """
 
 from __future__ import annotations
@@ -108,8 +110,9 @@ class _Stopwatch:
         simulator._receive = timed
 
 
-def _deliver(stopwatch: _Stopwatch, *, label: str, tag: str, order_ids: list[str], events: int) -> dict:
-    """`events` shop events, one per transaction, each timed from just before its commit to the receiver's 200."""
+def _emit(*, label: str, tag: str, order_ids: list[str], events: int) -> tuple[dict[str, float], float]:
+    """`events` shop events, one per transaction. Returns each one's time just before its commit (delivery
+    starts on_commit), and how long emitting took."""
     from django.db import transaction
 
     from common import events as shop_events
@@ -124,12 +127,22 @@ def _deliver(stopwatch: _Stopwatch, *, label: str, tag: str, order_ids: list[str
                 key=f"{tag}-{subject}",
                 data={"ticket_id": subject, "order_id": order_ids[i % len(order_ids)], "subject": subject},
             )
-            committed[subject] = time.perf_counter()  # just before the commit; delivery starts on_commit
-    emitted_s = time.perf_counter() - started
+            committed[subject] = time.perf_counter()
+    return committed, time.perf_counter() - started
+
+
+def _received(stopwatch: _Stopwatch, committed: dict[str, float]) -> dict[str, float]:
     deadline = time.monotonic() + 120
     while any(s not in stopwatch.received for s in committed) and time.monotonic() < deadline:
         time.sleep(0.02)
-    received = {s: stopwatch.received[s] for s in committed if s in stopwatch.received}
+    return {s: stopwatch.received[s] for s in committed if s in stopwatch.received}
+
+
+def _deliver(stopwatch: _Stopwatch, *, label: str, tag: str, order_ids: list[str], events: int) -> dict:
+    """Latency from just before each commit to the receiver's 200; events/s from the first commit to the
+    last 200 (so bounded by the committing loop, which routes each event in this process)."""
+    committed, emitted_s = _emit(label=label, tag=tag, order_ids=order_ids, events=events)
+    received = _received(stopwatch, committed)
     latencies = sorted((received[s] - committed[s]) * 1000 for s in received)
     span = (max(received.values()) - min(committed.values())) if received else 0
     return {
@@ -142,16 +155,44 @@ def _deliver(stopwatch: _Stopwatch, *, label: str, tag: str, order_ids: list[str
     }
 
 
+def _drain(stopwatch: _Stopwatch, committed: dict[str, float]) -> dict:
+    """A backlog already on the broker when the worker starts: how fast the worker delivers it (from the
+    first 200 to the last), i.e. its capacity, apart from the committing loop."""
+    received = _received(stopwatch, committed)
+    span = (max(received.values()) - min(received.values())) if len(received) > 1 else 0
+    return {
+        "events": len(committed),
+        "delivered": len(received),
+        "drain_s": round(span, 2),
+        "events_per_s": round((len(received) - 1) / span, 1) if span else None,
+    }
+
+
 @contextmanager
-def _broker_worker(broker: str, *, database_url: str | None, concurrency: int):
-    """A Celery worker on `broker` (a queue of its own), and this process publishing to it, eager off."""
+def _publishing_to(broker: str):
+    """This process's Celery on `broker`, eager off, a queue of its own (no other worker takes its tasks)."""
     from django.test.utils import override_settings
 
     from bench import env as benv
     from cs_project.celery import app
 
     queue = f"bench-shop-{uuid.uuid4().hex[:8]}"
-    worker_env = {
+    with override_settings(
+        REDIS_URL=broker, CELERY_BROKER_URL=broker, CELERY_TASK_ALWAYS_EAGER=False, CELERY_TASK_DEFAULT_QUEUE=queue
+    ):
+        benv.celery_pools_reset()
+        assert app.conf.broker_url == broker and app.conf.task_always_eager is False
+        try:
+            yield queue
+        finally:
+            benv.celery_pools_reset()
+
+
+def _worker_start(broker: str, queue: str, *, database_url: str | None, concurrency: int):
+    """`celery -A cs_project worker` on `broker` and `queue`, on this process's database."""
+    from bench import env as benv
+
+    env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": benv.SETTINGS,
         "REDIS_URL": broker,
@@ -159,23 +200,8 @@ def _broker_worker(broker: str, *, database_url: str | None, concurrency: int):
         "PYTHONUNBUFFERED": "1",
     }
     if database_url:
-        worker_env["DATABASE_URL"] = database_url
-    with override_settings(
-        REDIS_URL=broker,
-        CELERY_BROKER_URL=broker,
-        CELERY_TASK_ALWAYS_EAGER=False,
-        CELERY_TASK_DEFAULT_QUEUE=queue,
-    ):
-        benv.celery_pools_reset()
-        assert app.conf.broker_url == broker and app.conf.task_always_eager is False
-        proc = benv.celery_worker_spawn(
-            name="shop", env=worker_env, pool="threads", concurrency=concurrency, queue=queue
-        )
-        try:
-            yield proc
-        finally:
-            proc.stop()
-            benv.celery_pools_reset()
+        env["DATABASE_URL"] = database_url
+    return benv.celery_worker_spawn(name="shop", env=env, pool="threads", concurrency=concurrency, queue=queue)
 
 
 def _cleanup(integration, tag: str) -> float:
@@ -249,11 +275,19 @@ def run(
         with override_settings(CELERY_TASK_ALWAYS_EAGER=True):  # the embedded default, whatever REDIS_URL says
             delivery["in_process"] = _deliver(stopwatch, label="inproc", tag=tag, order_ids=order_ids, events=events)
         if broker:
-            with _broker_worker(broker, database_url=worker_database_url, concurrency=worker_concurrency) as worker:
-                delivery["broker"] = {
-                    **_deliver(stopwatch, label="broker", tag=tag, order_ids=order_ids, events=events),
-                    "worker": f"celery --pool=threads --concurrency={worker_concurrency} -Q {worker.info['queue']}",
-                }
+            with _publishing_to(broker) as queue:
+                # First a backlog, published while no worker listens; then the worker starts and drains it.
+                backlog, _ = _emit(label="backlog", tag=tag, order_ids=order_ids, events=events)
+                early = sum(1 for s in backlog if s in stopwatch.received)  # 0 unless something else delivered
+                worker = _worker_start(broker, queue, database_url=worker_database_url, concurrency=worker_concurrency)
+                try:
+                    delivery["broker_backlog"] = {**_drain(stopwatch, backlog), "delivered_before_worker": early}
+                    delivery["broker"] = {
+                        **_deliver(stopwatch, label="broker", tag=tag, order_ids=order_ids, events=events),
+                        "worker": f"celery --pool=threads --concurrency={worker_concurrency}",
+                    }
+                finally:
+                    worker.stop()
         result["delivery"] = delivery
     finally:
         simulator.stop()

@@ -38,5 +38,8 @@ def test_the_shop_benchmark_delivers_through_a_real_worker_in_broker_mode():
     )
     broker = result["delivery"]["broker"]
     assert broker["delivered"] == 15 and broker["p95_ms"] >= broker["p50_ms"] > 0
+    backlog = result["delivery"]["broker_backlog"]
+    assert backlog["delivered"] == 15 and backlog["events_per_s"] > 0
+    assert backlog["delivered_before_worker"] == 0  # published to Redis, not run in this process
     assert result["delivery"]["in_process"]["delivered"] == 15
     assert not Integration.objects.exists()
