@@ -36,13 +36,19 @@ worker: install
 
 ## How close the system runs to the model's limit: PostgreSQL db cs_bench, Redis db 14, a scripted model
 ## (L = 300 ms). Writes bench/results/latest.json and the tables in docs/BENCHMARKS.md; prints missed targets.
+## Then the shop connection: 100k orders imported into cs_bench (and 2k line by line vs batched, for the ratio),
+## webhook delivery in-process and through a Celery worker on Redis db 14; one JSON line.
+SHOP_BENCH_DB     ?= postgres://postgres@127.0.0.1:5432/cs_bench
+SHOP_BENCH_BROKER ?= redis://127.0.0.1:6379/14
 bench: install
 	$(PY) -m bench
-	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/cs_bench} $(PY) -m bench.shop --orders 100000 --events 500
+	DATABASE_URL=$(SHOP_BENCH_DB) $(PY) -m bench.shop --orders 100000 --events 500 --compare 2000 \
+		--broker $(SHOP_BENCH_BROKER)
 
-## Only the shop connection's figures (import orders/s, webhook delivery p50/p95): N=$(ORDERS) orders.
+## Only the shop connection's figures (import orders/s, webhook delivery p50/p95 in-process and via the broker).
 bench-shop: install
-	$(PY) -m bench.shop --orders $(or $(ORDERS),10000) --events $(or $(EVENTS),300)
+	DATABASE_URL=$(SHOP_BENCH_DB) $(PY) -m bench.shop --orders $(or $(ORDERS),10000) --events $(or $(EVENTS),300) \
+		--compare $(or $(COMPARE),1000) --broker $(SHOP_BENCH_BROKER)
 
 ## How well the agent and the drafts serve customers (issue 15): a scratch database, the built-in model unless
 ## MODEL names one on OPENAI_BASE_URL. Reports under var/evals/ (the README section "Measuring the agent and the drafts" explains them).

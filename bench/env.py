@@ -189,18 +189,29 @@ def _spawn(name: str, command: list[str], env: dict[str, str]) -> Proc:
 
 def worker_start(*, name: str, model_url: str, sequential: bool, pool: str, concurrency: int) -> Proc:
     """A real `celery -A cs_project worker` on Redis db 14 and cs_bench; waits until it answers ping."""
+    env = base_env(OPENAI_BASE_URL=model_url, CS_AI_PIPELINE_SEQUENTIAL="true" if sequential else "false")
+    proc = celery_worker_spawn(name=name, env=env, pool=pool, concurrency=concurrency)
+    proc.info["sequential"] = sequential
+    return proc
+
+
+def celery_worker_spawn(
+    *, name: str, env: dict[str, str], pool: str, concurrency: int, queue: str | None = None
+) -> Proc:
+    """`celery -A cs_project worker` with `env` (its broker, database, settings), on `queue` (else the default
+    one), in its own process group; waits until it answers ping on this process's broker (so point this
+    process at the same broker first)."""
     from cs_project.celery import app
 
     hostname = f"bench-{name}-{os.getpid()}@{socket.gethostname()}"
-    env = base_env(OPENAI_BASE_URL=model_url, CS_AI_PIPELINE_SEQUENTIAL="true" if sequential else "false")
     command = [
         PY, "-m", "celery", "-A", "cs_project", "worker",
         f"--pool={pool}", f"--concurrency={concurrency}",
         "--without-heartbeat", "--without-gossip", "--without-mingle",
-        "-n", hostname, "-l", "warning",
+        "-n", hostname, "-l", "warning", *(["-Q", queue] if queue else []),
     ]  # fmt: skip
     proc = _spawn(f"worker-{name}", command, env)
-    proc.info = {"pool": pool, "concurrency": concurrency, "sequential": sequential, "hostname": hostname}
+    proc.info = {"pool": pool, "concurrency": concurrency, "hostname": hostname, "queue": queue}
     deadline = time.monotonic() + 60
     while True:
         if not proc.alive():
@@ -210,6 +221,17 @@ def worker_start(*, name: str, model_url: str, sequential: bool, pool: str, conc
         if time.monotonic() > deadline:
             proc.stop()
             raise RuntimeError(f"worker {name} did not answer ping:\n{proc.tail()}")
+
+
+def celery_pools_reset() -> None:
+    """Drop this process's cached broker connections, so the next publish or ping uses the current
+    CELERY_BROKER_URL (the Celery app reads Django settings live, but caches its pools)."""
+    from cs_project.celery import app
+
+    app._pool = None
+    amqp = app.__dict__.get("amqp")
+    if amqp is not None:
+        amqp._producer_pool = None
 
 
 def free_port() -> int:

@@ -6,23 +6,30 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import operator
 import secrets
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import reduce
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, OperationalError, transaction
+from django.db.models import Q
 from django.utils import timezone
+from rest_framework.exceptions import ValidationError
+from rest_framework.serializers import Serializer
+from rest_framework.utils.serializer_helpers import ReturnDict
 
 from accounts.services import token_issue
 from actions.models import ActionRecord
 from actions.services import action_result_record
 from common.actors import Actor
-from common.errors import NotFound, PermissionDenied
+from common.errors import DomainError, NotFound, PermissionDenied
 from common.events import SHOP_EVENT_TOPIC
 from common.numbering import parse_number
 from common.outbox import OutboxMessage, outbox_defer, outbox_done, outbox_enqueue, outbox_request
@@ -109,13 +116,46 @@ class Upserted:
     version: int
 
 
-def _validated(kind: str, external_id: str, data: dict) -> dict:
+# What one import line comes to: its result, or the error the line path would have raised for it.
+ImportResult = Upserted | DomainError
+
+IMPORT_CHUNK_SIZE = 1000
+
+
+def _validated(kind: str, external_id: str, data: dict, schema: Serializer | None = None) -> dict:
+    """The object's validated data, or InvalidInput with the serializer's field errors. `schema`: an instance of
+    SCHEMAS[kind] to reuse for many objects, as a ListSerializer reuses its child (a new serializer deep-copies
+    all its fields, which is most of the cost of validating 100k small objects); same data, same errors."""
     if not id_valid(kind, external_id):
         raise InvalidInput({f"{kind}_id": ["형식이 올바르지 않습니다."]})
-    serializer = SCHEMAS[kind](data=data)
-    if not serializer.is_valid():
-        raise InvalidInput(serializer.errors)
-    return serializer.validated_data
+    if schema is None:
+        serializer = SCHEMAS[kind](data=data)
+        if not serializer.is_valid():
+            raise InvalidInput(serializer.errors)
+        return serializer.validated_data
+    try:
+        return schema.run_validation(data)
+    except ValidationError as exc:
+        raise InvalidInput(ReturnDict(exc.detail, serializer=schema)) from None
+
+
+def _not_owned(external_id: str) -> NotOwned:
+    return NotOwned(f"{external_id}은(는) 이 연동이 관리하는 데이터가 아닙니다.")
+
+
+def _verdict(integration: Integration, record: SyncRecord | None, external_id: str, version: int, exists: bool) -> str:
+    """May this integration write the object, and is `version` new? Raises NotOwned."""
+    if record is None:
+        if exists:  # the desk's own data (the demo) or an object created before any integration
+            raise _not_owned(external_id)
+        return "apply"
+    if record.integration_id != integration.pk:
+        raise _not_owned(external_id)
+    return policy.version_verdict(stored=record.version, incoming=version)
+
+
+def _unchanged(verdict: str, record: SyncRecord) -> Upserted:
+    return Upserted(False, "stale" if verdict == "stale" else "same_version", record.version)
 
 
 def _claim(
@@ -123,13 +163,7 @@ def _claim(
 ) -> tuple[SyncRecord | None, str]:
     """Lock the object's sync record (or check it may be created). Returns (record or None, verdict)."""
     record = SyncRecord.objects.select_for_update().filter(kind=kind, external_id=external_id).first()
-    if record is None:
-        if exists:  # the desk's own data (the demo) or an object created before any integration
-            raise NotOwned(f"{external_id}은(는) 이 연동이 관리하는 데이터가 아닙니다.")
-        return None, "apply"
-    if record.integration_id != integration.pk:
-        raise NotOwned(f"{external_id}은(는) 이 연동이 관리하는 데이터가 아닙니다.")
-    return record, policy.version_verdict(stored=record.version, incoming=version)
+    return record, _verdict(integration, record, external_id, version, exists)
 
 
 def _record_version(
@@ -171,17 +205,36 @@ def shop_upsert(*, integration: Integration, kind: str, external_id: str, data: 
     raise AssertionError("unreachable")
 
 
+CUSTOMER_FIELDS = ("name", "phone", "email")
+ORDER_FIELDS = (
+    "customer",
+    "product",
+    "option",
+    "quantity",
+    "amount",
+    "status",
+    "shipping_address",
+    "ordered_at",
+    "shipped_at",
+    "delivered_at",
+)
+
+
+def _customer_values(valid: dict) -> dict:
+    return {"name": valid["name"], "phone": valid["phone"], "email": valid["email"]}
+
+
+def _customer_record_data(valid: dict) -> dict:
+    return {"default_address": valid["default_address"]}
+
+
 def _customer_upsert(integration: Integration, external_id: str, valid: dict, version: int) -> Upserted:
     exists = Customer.objects.filter(pk=external_id).exists()
     record, verdict = _claim(integration, "customer", external_id, version, exists)
     if verdict != "apply":
-        return Upserted(False, "stale" if verdict == "stale" else "same_version", record.version)
-    Customer.objects.update_or_create(
-        pk=external_id, defaults={"name": valid["name"], "phone": valid["phone"], "email": valid["email"]}
-    )
-    _record_version(
-        integration, record, "customer", external_id, version, {"default_address": valid["default_address"]}
-    )
+        return _unchanged(verdict, record)
+    Customer.objects.update_or_create(pk=external_id, defaults=_customer_values(valid))
+    _record_version(integration, record, "customer", external_id, version, _customer_record_data(valid))
     return Upserted(True, "", version)
 
 
@@ -189,7 +242,7 @@ def _product_upsert(integration: Integration, external_id: str, valid: dict, ver
     exists = Product.objects.filter(pk=external_id).exists()
     record, verdict = _claim(integration, "product", external_id, version, exists)
     if verdict != "apply":
-        return Upserted(False, "stale" if verdict == "stale" else "same_version", record.version)
+        return _unchanged(verdict, record)
     product, _ = Product.objects.update_or_create(
         pk=external_id, defaults={"name": valid["name"], "price": valid["price"]}
     )
@@ -213,16 +266,17 @@ def _product_upsert(integration: Integration, external_id: str, valid: dict, ver
     return Upserted(True, "", version)
 
 
-def _order_upsert(integration: Integration, external_id: str, valid: dict, version: int) -> Upserted:
-    exists = Order.objects.filter(pk=external_id).exists()
-    record, verdict = _claim(integration, "order", external_id, version, exists)
-    if verdict != "apply":
-        return Upserted(False, "stale" if verdict == "stale" else "same_version", record.version)
+def _order_option(
+    integration: Integration, valid: dict, customer_record: SyncRecord | None, product_record: SyncRecord | None
+) -> int:
+    """The ProductOption pk an order's line names, given the sync records of its customer and product (None:
+    never sent). Raises InvalidInput unless this integration sent both and the product has that option."""
     item = valid["items"][0]
     errors: dict[str, list[str]] = {}
-    if _owned(integration, "customer", valid["customer_id"]) is None:
+    if customer_record is None or customer_record.integration_id != integration.pk:
         errors["customer_id"] = ["이 연동이 보낸 고객이 아닙니다. 고객을 먼저 보내 주세요."]
-    product_record = _owned(integration, "product", item["product_id"])
+    if product_record is not None and product_record.integration_id != integration.pk:
+        product_record = None
     option_pk = (product_record.data or {}).get("options", {}).get(item["option_id"]) if product_record else None
     if product_record is None:
         errors["items"] = ["이 연동이 보낸 상품이 아닙니다. 상품을 먼저 보내 주세요."]
@@ -230,21 +284,37 @@ def _order_upsert(integration: Integration, external_id: str, valid: dict, versi
         errors["items"] = [f"상품 {item['product_id']}에 옵션 {item['option_id']}이(가) 없습니다."]
     if errors:
         raise InvalidInput(errors)
-    Order.objects.update_or_create(
-        pk=external_id,
-        defaults={
-            "customer_id": valid["customer_id"],
-            "product_id": item["product_id"],
-            "option_id": option_pk,
-            "quantity": item["quantity"],
-            "amount": valid["amount"],
-            "status": valid["status"],
-            "shipping_address": valid["shipping_address"],
-            "ordered_at": valid["ordered_at"],
-            "shipped_at": valid["shipped_at"],
-            "delivered_at": valid["delivered_at"],
-        },
+    return option_pk
+
+
+def _order_values(valid: dict, option_pk: int) -> dict:
+    item = valid["items"][0]
+    return {
+        "customer_id": valid["customer_id"],
+        "product_id": item["product_id"],
+        "option_id": option_pk,
+        "quantity": item["quantity"],
+        "amount": valid["amount"],
+        "status": valid["status"],
+        "shipping_address": valid["shipping_address"],
+        "ordered_at": valid["ordered_at"],
+        "shipped_at": valid["shipped_at"],
+        "delivered_at": valid["delivered_at"],
+    }
+
+
+def _order_upsert(integration: Integration, external_id: str, valid: dict, version: int) -> Upserted:
+    exists = Order.objects.filter(pk=external_id).exists()
+    record, verdict = _claim(integration, "order", external_id, version, exists)
+    if verdict != "apply":
+        return _unchanged(verdict, record)
+    option_pk = _order_option(
+        integration,
+        valid,
+        _owned(integration, "customer", valid["customer_id"]),
+        _owned(integration, "product", valid["items"][0]["product_id"]),
     )
+    Order.objects.update_or_create(pk=external_id, defaults=_order_values(valid, option_pk))
     _record_version(integration, record, "order", external_id, version)
     return Upserted(True, "", version)
 
@@ -252,8 +322,8 @@ def _order_upsert(integration: Integration, external_id: str, valid: dict, versi
 _UPSERTS = {"customer": _customer_upsert, "product": _product_upsert, "order": _order_upsert}
 
 
-def shop_import_line(*, integration: Integration, line: str, actor: Actor) -> Upserted:
-    """One JSONL line: {"type": "customer"|"product"|"order", "<type>_id": ..., ...the PUT body}."""
+def _line_read(line: str) -> tuple[str, str, dict]:
+    """(kind, external id, the PUT body) of one JSONL line, or InvalidInput."""
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
@@ -262,7 +332,211 @@ def shop_import_line(*, integration: Integration, line: str, actor: Actor) -> Up
         raise InvalidInput({"type": ["customer, product, order 중 하나여야 합니다."]})
     kind = obj.pop("type")
     external_id = str(obj.pop(f"{kind}_id", "") or "")
+    return kind, external_id, obj
+
+
+def shop_import_line(*, integration: Integration, line: str, actor: Actor) -> Upserted:
+    """One JSONL line: {"type": "customer"|"product"|"order", "<type>_id": ..., ...the PUT body}."""
+    kind, external_id, obj = _line_read(line)
     return shop_upsert(integration=integration, kind=kind, external_id=external_id, data=obj, actor=actor)
+
+
+def shop_import_batch(
+    *, integration: Integration, lines: Sequence[str], actor: Actor, chunk_size: int = IMPORT_CHUNK_SIZE
+) -> list[ImportResult]:
+    """Many JSONL lines with the outcome `shop_import_line` gives each, in order: its Upserted, or the
+    DomainError it would raise (nothing of that line stored). A later line sees what earlier lines wrote (a
+    customer, then its orders), across chunks too.
+
+    Each chunk of `chunk_size` lines is one transaction: every line validated first (the same serializers),
+    the chunk's sync records locked and object existence read in one query each, the version and ownership
+    rules applied line by line in memory, then customers, orders and sync records written in bulk — a
+    constant number of queries per chunk. Products (few; their options need the per-object mapping) go
+    through the single-object path inside the chunk. The durable records are the line path's: the objects
+    and their SyncRecords; neither path writes an OrderEvent or an outbox event. A database error the fast
+    path cannot reason about (a concurrent writer created the same object first, a deadlock) rolls the
+    chunk back and does it again line by line, so correctness never rests on the fast path."""
+    results: list[ImportResult] = []
+    fallbacks = 0
+    for start in range(0, len(lines), max(1, chunk_size)):
+        chunk = lines[start : start + max(1, chunk_size)]
+        outcome = _import_chunk(integration, chunk)
+        if outcome is None:
+            fallbacks += 1
+            outcome = _import_by_line(integration, chunk, actor)
+        results.extend(outcome)
+    log.info(
+        "shop_import.batch integration=%s lines=%d applied=%d errors=%d fallback_chunks=%d actor=%s",
+        integration.name,
+        len(lines),
+        sum(1 for r in results if isinstance(r, Upserted) and r.applied),
+        sum(1 for r in results if isinstance(r, DomainError)),
+        fallbacks,
+        actor.type,
+    )
+    return results
+
+
+def _import_by_line(integration: Integration, lines: Sequence[str], actor: Actor) -> list[ImportResult]:
+    results: list[ImportResult] = []
+    for line in lines:
+        try:
+            results.append(shop_import_line(integration=integration, line=line, actor=actor))
+        except DomainError as exc:
+            results.append(exc)
+    return results
+
+
+@dataclass(frozen=True)
+class _Line:
+    kind: str
+    external_id: str
+    valid: dict
+
+
+def _line_validated(integration: Integration, line: str, schemas: dict[str, Serializer]) -> _Line:
+    """What `shop_import_line` checks before touching the database, in the same order."""
+    kind, external_id, obj = _line_read(line)
+    integration_require_scope(integration, Integration.Scope.CATALOG_WRITE)
+    return _Line(kind, external_id, _validated(kind, external_id, obj, schemas[kind]))
+
+
+def _import_chunk(integration: Integration, lines: Sequence[str]) -> list[ImportResult] | None:
+    """The chunk in one transaction, or None when the database refused it (then nothing of it is stored)."""
+    schemas = {kind: schema() for kind, schema in SCHEMAS.items()}
+    parsed: list[_Line | DomainError] = []
+    for line in lines:
+        try:
+            parsed.append(_line_validated(integration, line, schemas))
+        except DomainError as exc:
+            parsed.append(exc)
+    try:
+        with transaction.atomic():
+            return _ChunkWriter(integration, [p for p in parsed if isinstance(p, _Line)]).apply(parsed)
+    except (IntegrityError, OperationalError) as exc:
+        log.warning("shop_import.chunk_fallback lines=%d error=%s", len(lines), type(exc).__name__)
+        return None
+
+
+class _ChunkWriter:
+    """One chunk's sync records (locked) and existing objects, the line-by-line verdicts in memory, and the
+    bulk writes at the end. Only for use inside the chunk's transaction."""
+
+    def __init__(self, integration: Integration, lines: list[_Line]) -> None:
+        self.integration = integration
+        line_ids: dict[str, set[str]] = {kind: set() for kind in SCHEMAS}
+        wanted: dict[str, set[str]] = {kind: set() for kind in SCHEMAS}
+        for line in lines:
+            line_ids[line.kind].add(line.external_id)
+            wanted[line.kind].add(line.external_id)
+            if line.kind == "order":
+                wanted["customer"].add(line.valid["customer_id"])
+                wanted["product"].add(line.valid["items"][0]["product_id"])
+        queries = [Q(kind=kind, external_id__in=sorted(ids)) for kind, ids in wanted.items() if ids]
+        self.records: dict[tuple[str, str], SyncRecord] = {}
+        if queries:
+            # Locked in primary-key order, so two importers never wait for each other in a cycle.
+            locked = SyncRecord.objects.select_for_update().filter(reduce(operator.or_, queries)).order_by("pk")
+            self.records = {(r.kind, r.external_id): r for r in locked}
+        self.exists = {
+            "customer": self._existing(Customer, line_ids["customer"]),
+            "order": self._existing(Order, line_ids["order"]),
+        }
+        self.customers: dict[str, Customer] = {}
+        self.orders: dict[str, Order] = {}
+        self.created: dict[tuple[str, str], SyncRecord] = {}
+        self.changed: dict[tuple[str, str], SyncRecord] = {}
+
+    @staticmethod
+    def _existing(model, ids: set[str]) -> set[str]:
+        return set(model.objects.filter(pk__in=sorted(ids)).values_list("pk", flat=True)) if ids else set()
+
+    def apply(self, parsed: list[_Line | DomainError]) -> list[ImportResult]:
+        results: list[ImportResult] = []
+        for item in parsed:
+            if isinstance(item, DomainError):
+                results.append(item)
+                continue
+            try:
+                results.append(self._line(item))
+            except DomainError as exc:
+                results.append(exc)
+        self._write()
+        return results
+
+    def _line(self, line: _Line) -> Upserted:
+        version = line.valid["version"]
+        if line.kind == "product":
+            with transaction.atomic():  # a savepoint: a refused product leaves nothing behind
+                result = _product_upsert(self.integration, line.external_id, line.valid, version)
+            if result.applied:  # its option mapping, for the orders after it
+                self.records[("product", line.external_id)] = SyncRecord.objects.get(
+                    kind="product", external_id=line.external_id
+                )
+            return result
+        record = self.records.get((line.kind, line.external_id))
+        exists = line.external_id in self.exists[line.kind]
+        verdict = _verdict(self.integration, record, line.external_id, version, exists)
+        if verdict != "apply":
+            return _unchanged(verdict, record)
+        if line.kind == "customer":
+            self.customers[line.external_id] = Customer(pk=line.external_id, **_customer_values(line.valid))
+            self._stage_record(line, record, _customer_record_data(line.valid))
+        else:
+            option_pk = _order_option(
+                self.integration,
+                line.valid,
+                self.records.get(("customer", line.valid["customer_id"])),
+                self.records.get(("product", line.valid["items"][0]["product_id"])),
+            )
+            self.orders[line.external_id] = Order(pk=line.external_id, **_order_values(line.valid, option_pk))
+            self._stage_record(line, record, None)
+        self.exists[line.kind].add(line.external_id)
+        return Upserted(True, "", version)
+
+    def _stage_record(self, line: _Line, record: SyncRecord | None, data: dict | None) -> None:
+        """`_record_version` in memory: written by `_write`."""
+        key = (line.kind, line.external_id)
+        version = line.valid["version"]
+        if record is None:
+            record = SyncRecord(
+                integration=self.integration,
+                kind=line.kind,
+                external_id=line.external_id,
+                version=version,
+                data=data or {},
+            )
+            self.records[key] = self.created[key] = record
+            return
+        record.version = version
+        if data is not None:
+            record.data = data
+        if record.pk is not None:
+            self.changed[key] = record
+
+    def _write(self) -> None:
+        # update_or_create for many rows: insert, or update the named fields of the row already there.
+        if self.customers:
+            Customer.objects.bulk_create(
+                self.customers.values(), update_conflicts=True, unique_fields=["pk"], update_fields=CUSTOMER_FIELDS
+            )
+        if self.orders:
+            Order.objects.bulk_create(
+                self.orders.values(), update_conflicts=True, unique_fields=["pk"], update_fields=ORDER_FIELDS
+            )
+        # New records are plain inserts: a concurrent writer's record for the same object is an
+        # IntegrityError (the chunk is then done line by line), never silently taken over.
+        if self.created:
+            SyncRecord.objects.bulk_create(self.created.values())
+        # Records already there are locked by this transaction: the conflict branch always runs, making
+        # this one multi-row UPDATE (auto_now sets updated_at as for save()).
+        if self.changed:
+            SyncRecord.objects.bulk_create(
+                self.changed.values(),
+                update_conflicts=True,
+                unique_fields=["pk"],
+                update_fields=["version", "data", "updated_at"],
+            )
 
 
 # --- events out -----------------------------------------------------------------------------------

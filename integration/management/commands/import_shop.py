@@ -7,7 +7,7 @@ from common.actors import Actor
 from common.errors import DomainError
 from integration.errors import InvalidInput
 from integration.models import Integration
-from integration.services import shop_import_line
+from integration.services import IMPORT_CHUNK_SIZE, shop_import_batch
 
 
 class Command(BaseCommand):
@@ -26,22 +26,21 @@ class Command(BaseCommand):
         applied = unchanged = 0
         errors: list[str] = []
         with open(options["file"], encoding="utf-8") as handle:
-            lines = handle.readlines()
-        for number, line in enumerate(tqdm(lines, unit="줄", disable=options["no_progress"], file=sys.stderr), 1):
-            if not line.strip():
-                continue
-            try:
-                result = shop_import_line(integration=integration, line=line, actor=actor)
-            except InvalidInput as exc:
-                errors.append(f"{number}: {exc.fields}")
-                continue
-            except DomainError as exc:
-                errors.append(f"{number}: {exc.code} {exc.message}")
-                continue
-            if result.applied:
-                applied += 1
-            else:
-                unchanged += 1
+            numbered = [(number, line) for number, line in enumerate(handle, 1) if line.strip()]
+        with tqdm(total=len(numbered), unit="줄", disable=options["no_progress"], file=sys.stderr) as progress:
+            for start in range(0, len(numbered), IMPORT_CHUNK_SIZE):
+                chunk = numbered[start : start + IMPORT_CHUNK_SIZE]
+                results = shop_import_batch(integration=integration, lines=[line for _, line in chunk], actor=actor)
+                for (number, _), result in zip(chunk, results, strict=True):
+                    if isinstance(result, InvalidInput):
+                        errors.append(f"{number}: {result.fields}")
+                    elif isinstance(result, DomainError):
+                        errors.append(f"{number}: {result.code} {result.message}")
+                    elif result.applied:
+                        applied += 1
+                    else:
+                        unchanged += 1
+                progress.update(len(chunk))
         for error in errors:
             self.stderr.write(f"line {error}")
         self.stdout.write(f"applied={applied} unchanged={unchanged} errors={len(errors)}")
