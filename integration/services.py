@@ -39,6 +39,7 @@ from integration.models import Integration, ShopEvent, ShopSessionUse, SyncRecor
 from integration.schemas import SCHEMAS, id_valid
 from integration.secrets import secret_decrypt, secret_encrypt
 from orders.models import Customer, Order, Product, ProductOption
+from orders.services import order_synced_record
 
 log = logging.getLogger(__name__)
 
@@ -198,7 +199,7 @@ def shop_upsert(*, integration: Integration, kind: str, external_id: str, data: 
     for attempt in range(2):
         try:
             with transaction.atomic():
-                return _UPSERTS[kind](integration, external_id, valid, version)
+                return _UPSERTS[kind](integration, external_id, valid, version, actor)
         except IntegrityError:  # a concurrent first write of the same object: the second sees its record
             if attempt:
                 raise
@@ -228,7 +229,7 @@ def _customer_record_data(valid: dict) -> dict:
     return {"default_address": valid["default_address"]}
 
 
-def _customer_upsert(integration: Integration, external_id: str, valid: dict, version: int) -> Upserted:
+def _customer_upsert(integration: Integration, external_id: str, valid: dict, version: int, _actor: Actor) -> Upserted:
     exists = Customer.objects.filter(pk=external_id).exists()
     record, verdict = _claim(integration, "customer", external_id, version, exists)
     if verdict != "apply":
@@ -238,7 +239,7 @@ def _customer_upsert(integration: Integration, external_id: str, valid: dict, ve
     return Upserted(True, "", version)
 
 
-def _product_upsert(integration: Integration, external_id: str, valid: dict, version: int) -> Upserted:
+def _product_upsert(integration: Integration, external_id: str, valid: dict, version: int, _actor: Actor) -> Upserted:
     exists = Product.objects.filter(pk=external_id).exists()
     record, verdict = _claim(integration, "product", external_id, version, exists)
     if verdict != "apply":
@@ -303,9 +304,9 @@ def _order_values(valid: dict, option_pk: int) -> dict:
     }
 
 
-def _order_upsert(integration: Integration, external_id: str, valid: dict, version: int) -> Upserted:
-    exists = Order.objects.filter(pk=external_id).exists()
-    record, verdict = _claim(integration, "order", external_id, version, exists)
+def _order_upsert(integration: Integration, external_id: str, valid: dict, version: int, actor: Actor) -> Upserted:
+    before = Order.objects.filter(pk=external_id).values_list("status", flat=True).first()
+    record, verdict = _claim(integration, "order", external_id, version, before is not None)
     if verdict != "apply":
         return _unchanged(verdict, record)
     option_pk = _order_option(
@@ -316,6 +317,7 @@ def _order_upsert(integration: Integration, external_id: str, valid: dict, versi
     )
     Order.objects.update_or_create(pk=external_id, defaults=_order_values(valid, option_pk))
     _record_version(integration, record, "order", external_id, version)
+    order_synced_record([(external_id, before or "", valid["status"], version)], actor=actor)
     return Upserted(True, "", version)
 
 
@@ -353,14 +355,15 @@ def shop_import_batch(
     rules applied line by line in memory, then customers, orders and sync records written in bulk — a
     constant number of queries per chunk. Products (few; their options need the per-object mapping) go
     through the single-object path inside the chunk. The durable records are the line path's: the objects
-    and their SyncRecords; neither path writes an OrderEvent or an outbox event. A database error the fast
+    and their SyncRecords, and one OrderEvent (SYNCED: status before → after, version) per applied order
+    version; no outbox event (the shop already knows its own changes). A database error the fast
     path cannot reason about (a concurrent writer created the same object first, a deadlock) rolls the
     chunk back and does it again line by line, so correctness never rests on the fast path."""
     results: list[ImportResult] = []
     fallbacks = 0
     for start in range(0, len(lines), max(1, chunk_size)):
         chunk = lines[start : start + max(1, chunk_size)]
-        outcome = _import_chunk(integration, chunk)
+        outcome = _import_chunk(integration, chunk, actor)
         if outcome is None:
             fallbacks += 1
             outcome = _import_by_line(integration, chunk, actor)
@@ -401,7 +404,7 @@ def _line_validated(integration: Integration, line: str, schemas: dict[str, Seri
     return _Line(kind, external_id, _validated(kind, external_id, obj, schemas[kind]))
 
 
-def _import_chunk(integration: Integration, lines: Sequence[str]) -> list[ImportResult] | None:
+def _import_chunk(integration: Integration, lines: Sequence[str], actor: Actor) -> list[ImportResult] | None:
     """The chunk in one transaction, or None when the database refused it (then nothing of it is stored)."""
     schemas = {kind: schema() for kind, schema in SCHEMAS.items()}
     parsed: list[_Line | DomainError] = []
@@ -412,7 +415,7 @@ def _import_chunk(integration: Integration, lines: Sequence[str]) -> list[Import
             parsed.append(exc)
     try:
         with transaction.atomic():
-            return _ChunkWriter(integration, [p for p in parsed if isinstance(p, _Line)]).apply(parsed)
+            return _ChunkWriter(integration, [p for p in parsed if isinstance(p, _Line)], actor).apply(parsed)
     except (IntegrityError, OperationalError) as exc:
         log.warning("shop_import.chunk_fallback lines=%d error=%s", len(lines), type(exc).__name__)
         return None
@@ -422,8 +425,9 @@ class _ChunkWriter:
     """One chunk's sync records (locked) and existing objects, the line-by-line verdicts in memory, and the
     bulk writes at the end. Only for use inside the chunk's transaction."""
 
-    def __init__(self, integration: Integration, lines: list[_Line]) -> None:
+    def __init__(self, integration: Integration, lines: list[_Line], actor: Actor) -> None:
         self.integration = integration
+        self.actor = actor
         line_ids: dict[str, set[str]] = {kind: set() for kind in SCHEMAS}
         wanted: dict[str, set[str]] = {kind: set() for kind in SCHEMAS}
         for line in lines:
@@ -438,10 +442,17 @@ class _ChunkWriter:
             # Locked in primary-key order, so two importers never wait for each other in a cycle.
             locked = SyncRecord.objects.select_for_update().filter(reduce(operator.or_, queries)).order_by("pk")
             self.records = {(r.kind, r.external_id): r for r in locked}
+        # Orders with their status now: the audit row says what the shop changed it from.
+        self.order_status: dict[str, str] = (
+            dict(Order.objects.filter(pk__in=sorted(line_ids["order"])).values_list("pk", "status"))
+            if line_ids["order"]
+            else {}
+        )
         self.exists = {
             "customer": self._existing(Customer, line_ids["customer"]),
-            "order": self._existing(Order, line_ids["order"]),
+            "order": set(self.order_status),
         }
+        self.synced: list[tuple[str, str, str, int]] = []
         self.customers: dict[str, Customer] = {}
         self.orders: dict[str, Order] = {}
         self.created: dict[tuple[str, str], SyncRecord] = {}
@@ -468,7 +479,7 @@ class _ChunkWriter:
         version = line.valid["version"]
         if line.kind == "product":
             with transaction.atomic():  # a savepoint: a refused product leaves nothing behind
-                result = _product_upsert(self.integration, line.external_id, line.valid, version)
+                result = _product_upsert(self.integration, line.external_id, line.valid, version, self.actor)
             if result.applied:  # its option mapping, for the orders after it
                 self.records[("product", line.external_id)] = SyncRecord.objects.get(
                     kind="product", external_id=line.external_id
@@ -490,6 +501,9 @@ class _ChunkWriter:
                 self.records.get(("product", line.valid["items"][0]["product_id"])),
             )
             self.orders[line.external_id] = Order(pk=line.external_id, **_order_values(line.valid, option_pk))
+            status = line.valid["status"]
+            self.synced.append((line.external_id, self.order_status.get(line.external_id, ""), status, version))
+            self.order_status[line.external_id] = status
             self._stage_record(line, record, None)
         self.exists[line.kind].add(line.external_id)
         return Upserted(True, "", version)
@@ -524,6 +538,8 @@ class _ChunkWriter:
             Order.objects.bulk_create(
                 self.orders.values(), update_conflicts=True, unique_fields=["pk"], update_fields=ORDER_FIELDS
             )
+        if self.synced:
+            order_synced_record(self.synced, actor=self.actor)
         # New records are plain inserts: a concurrent writer's record for the same object is an
         # IntegrityError (the chunk is then done line by line), never silently taken over.
         if self.created:

@@ -63,6 +63,8 @@ class OrderEventInline(AuditEventInline):
             parts.append(f"{labels.get(payload.pop('before'), '-')} → {labels.get(payload.pop('after', ''), '-')}")
         if "quantity" in payload:
             parts.append(f"옵션 {payload.pop('option_id', '-')} · {payload.pop('quantity')}개")
+        if payload.get("version"):
+            parts.append(f"쇼핑몰 버전 {payload['version']}")
         if payload.get("reference"):
             parts.append(f"처리번호 {payload['reference']}")
         return " · ".join(parts)

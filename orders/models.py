@@ -118,6 +118,7 @@ class OrderEvent(AuditEvent):
         ADDRESS_CHANGED = "ADDRESS_CHANGED", "배송지 변경"
         STOCK_RESERVED = "STOCK_RESERVED", "재고 예약"
         STOCK_RELEASED = "STOCK_RELEASED", "재고 복원"
+        SYNCED = "SYNCED", "쇼핑몰 반영"
 
     order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="events", verbose_name="주문")
     type = models.CharField("구분", max_length=16, choices=Type.choices)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
@@ -141,6 +142,20 @@ FINISHED = (Order.Status.CANCELLED, Order.Status.RETURNED)
 
 def _event(order: Order, type: str, *, actor: Actor, **payload: object) -> OrderEvent:
     return OrderEvent.objects.create(order=order, type=type, payload=payload, **actor_fields(actor))
+
+
+def order_synced_record(changes: Iterable[tuple[str, str, str, int]], *, actor: Actor) -> None:
+    """The shop's own word on its orders (the integration's upserts): one SYNCED row per applied version,
+    `(order_id, status before or "" when new, status after, version)`, in bulk, in the caller's transaction."""
+    OrderEvent.objects.bulk_create(
+        OrderEvent(
+            order_id=order_id,
+            type=OrderEvent.Type.SYNCED,
+            payload={"before": before, "after": after, "version": version},
+            **actor_fields(actor),
+        )
+        for order_id, before, after, version in changes
+    )
 
 
 def _locked(order: Order) -> Order:

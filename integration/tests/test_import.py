@@ -94,7 +94,18 @@ def snapshot() -> dict:
             (r.integration.name, r.kind, r.external_id, r.version, json.dumps(record_data(r), sort_keys=True))
             for r in SyncRecord.objects.select_related("integration")
         ),
-        "order_events": OrderEvent.objects.count(),
+        # The audit rows: one SYNCED per applied order version, saying what the status was and became.
+        "order_events": sorted(
+            (
+                e.order_id,
+                e.type,
+                e.payload.get("before"),
+                e.payload.get("after"),
+                e.payload.get("version"),
+                e.actor_type,
+            )
+            for e in OrderEvent.objects.all()
+        ),
     }
 
 
@@ -218,6 +229,12 @@ def test_the_batch_gives_each_line_the_line_paths_outcome_and_leaves_the_same_ro
     assert orders["HR20260725909"][3] == "270" and "HR20260725906" not in orders
     assert ("S900", "새 이름", "010-1234-5678", "new@example.com", None) in got_rows["customers"]
     assert ("D001", "데스크 고객", "", "", None) in got_rows["customers"]
+    history = [e[2:5] for e in got_rows["order_events"] if e[0] == "HR20260725901"]
+    assert sorted(history) == [("", "DELIVERED", 1), ("DELIVERED", "RETURNED", 2)]
+    assert {e[1] for e in got_rows["order_events"]} == {"SYNCED"}
+    # Refused lines leave no audit row: the desk's own order has none, another shop's only its own (version 1).
+    assert not [e for e in got_rows["order_events"] if e[0] == "HR20260725700"]
+    assert [e[4] for e in got_rows["order_events"] if e[0] == "HR20260725800"] == [1]
 
 
 def test_a_bad_line_stores_nothing_and_a_later_chunk_sees_an_earlier_chunks_rows(world, fast_path_only):
