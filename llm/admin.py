@@ -43,17 +43,7 @@ class LLMCallAdmin(ReadOnlyAdmin):
     list_filter = [PurposeFilter, "outcome", "model", "is_fallback"]
     date_hierarchy = "created_at"
     list_per_page = 100
-    fields = [
-        "created_at",
-        "purpose_display",
-        "model",
-        "is_fallback",
-        "outcome",
-        "error_class",
-        "latency_ms",
-        "prompt_tokens",
-        "completion_tokens",
-    ]
+    fields = list_display  # the record page shows what the list shows: a log row has nothing more
     readonly_fields = fields
 
     @admin.display(description="용도", ordering="purpose")
