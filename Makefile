@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 export CS_TODAY ?= 2026-07-27
 
-.PHONY: run test install migrate seed worker lint bench bench-shop evals chaos clean
+.PHONY: run test install migrate seed worker lint bench bench-shop evals chaos contract clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -61,6 +61,11 @@ evals: install
 ## Prints the table and writes docs/RELIABILITY.md; exits 1 if a scenario does not recover. CHAOS_ARGS=--quick
 chaos: install
 	$(PY) -m chaos $(CHAOS_ARGS)
+
+## The OpenAPI documents as a contract: schemathesis (own venv) against a live embedded server, customer,
+## shop, login and staff APIs. EXAMPLES=100 per operation.
+contract: install
+	bash scripts/contract.sh
 
 clean:
 	rm -rf $(VENV) var/*.sqlite3* staticfiles test-artifacts

@@ -14,6 +14,7 @@ from accounts.authentication import ExpiringTokenAuthentication
 from accounts.services import token_issue, token_revoke, token_ttl
 from accounts.throttle import LOCKED_CODE, locked_message, login_retry_after
 from common.errors import DomainError
+from common.fields import StrictCharField
 
 ERROR = inline_serializer("AuthError", {"code": serializers.CharField(), "detail": serializers.CharField()})
 
@@ -27,8 +28,8 @@ class AuthLoginApi(APIView):
 
     @extend_schema_serializer(component_name="TokenRequest")
     class InputSerializer(serializers.Serializer):
-        username = serializers.CharField(max_length=150)
-        password = serializers.CharField(max_length=128, trim_whitespace=False, style={"input_type": "password"})
+        username = StrictCharField(max_length=150)
+        password = StrictCharField(max_length=128, trim_whitespace=False, style={"input_type": "password"})
 
     @extend_schema_serializer(component_name="TokenResponse")
     class OutputSerializer(serializers.Serializer):

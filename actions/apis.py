@@ -6,6 +6,7 @@ from rest_framework.views import APIView
 from actions.models import ActionRecord
 from actions.services import DECIDE_PERMISSION, action_decide
 from common.apis import IsStaff
+from common.fields import StrictBooleanField, StrictCharField
 
 
 class OpsActionDecideApi(APIView):
@@ -16,14 +17,14 @@ class OpsActionDecideApi(APIView):
 
     @extend_schema_serializer(component_name="OpsActionDecideInput")
     class InputSerializer(serializers.Serializer):
-        approve = serializers.BooleanField()
-        note = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+        approve = StrictBooleanField()
+        note = StrictCharField(max_length=500, required=False, allow_blank=True, default="")
 
     @extend_schema_serializer(component_name="OpsActionRecord")
     class OutputSerializer(serializers.ModelSerializer):
         action_id = serializers.CharField(source="number")
         status_display = serializers.CharField(source="status_label")
-        decided_by = serializers.CharField(source="decided_by.get_username", default=None)
+        decided_by = serializers.CharField(source="decided_by.get_username", default=None, allow_null=True)
 
         class Meta:
             model = ActionRecord

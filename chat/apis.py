@@ -7,6 +7,7 @@ from chat.models import ChatMessage
 from chat.selectors import CONVERSATION_LIST_LIMIT, conversation_list, first_line
 from chat.services import MESSAGE_MAX_CHARS, chat_turn, conversation_get
 from common.apis import ChatThrottle, CustomerThrottle, IsCustomer
+from common.fields import StrictCharField
 
 
 class ToolResultSerializer(serializers.Serializer):
@@ -48,7 +49,7 @@ class ChatTurnApi(APIView):
 
     @extend_schema_serializer(component_name="ChatTurnInput")
     class InputSerializer(serializers.Serializer):
-        message = serializers.CharField(
+        message = StrictCharField(
             max_length=MESSAGE_MAX_CHARS,
             trim_whitespace=True,
             error_messages={

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiResponse,
@@ -10,11 +12,13 @@ from drf_spectacular.utils import (
     extend_schema_serializer,
 )
 from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from common.apis import IsStaff
+from common.fields import StrictBooleanField, StrictCharField
 from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION
 from drafts.models import Draft
 from drafts.selectors import citations_resolve, citations_with_text, ops_ticket_list, ticket_drafts
@@ -71,12 +75,12 @@ class DraftSerializer(serializers.ModelSerializer):
     diagnosis = serializers.SerializerMethodField()
     stages = StageSerializer(source="*")
     timings = TimingSerializer(source="*")
-    decided_by = serializers.CharField(source="decided_by.get_username", default=None)
+    decided_by = serializers.CharField(source="decided_by.get_username", default=None, allow_null=True)
     claim_blockers = serializers.JSONField(
         help_text="코드가 찾은 승인되지 않은 환불·취소 약속: "
         "[{code: money_claim, field, start, end, sentence, trigger}]"
     )
-    override_by = serializers.CharField(source="override_by.get_username", default=None)
+    override_by = serializers.CharField(source="override_by.get_username", default=None, allow_null=True)
 
     class Meta:
         model = Draft
@@ -199,7 +203,22 @@ class OpsTicketListApi(APIView):
         summary="[운영] 문의 목록 (limit/offset)",
     )
     def get(self, request):
-        filters = self.FilterSerializer(data=request.query_params)
+        # As documented: a filter or a page given empty is an error, not "no filter" (form semantics), and a
+        # limit/offset that is not a number in range is an error, not silently the default.
+        params = request.query_params
+        problems = {}
+        for name in ("status", "category", "limit", "offset"):
+            values = params.getlist(name)
+            if len(values) > 1:
+                problems[name] = ["한 번만 보낼 수 있습니다."]
+            elif values == [""]:
+                problems[name] = ["값이 비어 있습니다."]
+            elif name in ("limit", "offset") and values and not re.fullmatch(r"[0-9]+", values[0]):
+                problems[name] = ["0 이상의 정수여야 합니다."]
+        if problems:
+            raise ValidationError(problems)
+        OpsPaginationParams(data=params).is_valid(raise_exception=True)
+        filters = self.FilterSerializer(data=params)
         filters.is_valid(raise_exception=True)
         paginator = OpsPagination()
         page = paginator.paginate_queryset(ops_ticket_list(**filters.validated_data), request, view=self)
@@ -232,7 +251,10 @@ class OpsTicketDetailApi(APIView):
 
 @extend_schema_serializer(component_name="OpsDraftHeld")
 class DraftHeldSerializer(serializers.Serializer):
-    code = serializers.ChoiceField(choices=["draft_blocked", "draft_unchecked"])
+    code = serializers.CharField(
+        help_text="draft_blocked · draft_unchecked (보류: override_reason으로 발송 가능) · draft_not_live · "
+        "draft_stale · unknown_tag · empty_reply · reply_too_long · override_reason_too_long"
+    )
     detail = serializers.CharField(help_text="보류 사유 (한국어)")
 
 
@@ -242,15 +264,15 @@ class OpsDraftApplyApi(APIView):
 
     @extend_schema_serializer(component_name="OpsDraftApplyInput")
     class InputSerializer(serializers.Serializer):
-        final_body = serializers.CharField(
+        final_body = StrictCharField(
             required=False,
             allow_null=True,
             default=None,
             trim_whitespace=False,
             help_text="보낼 답변. 생략하면 초안을 그대로 보냅니다(UNCHANGED).",
         )
-        tags = serializers.ListField(child=serializers.CharField(max_length=40), required=False, default=list)
-        override_reason = serializers.CharField(
+        tags = serializers.ListField(child=StrictCharField(max_length=40), required=False, default=list)
+        override_reason = StrictCharField(
             required=False,
             allow_blank=True,
             default="",
@@ -295,7 +317,7 @@ class OpsDraftRejectApi(APIView):
 
     @extend_schema_serializer(component_name="OpsDraftRejectInput")
     class InputSerializer(serializers.Serializer):
-        tags = serializers.ListField(child=serializers.CharField(max_length=40), required=False, default=list)
+        tags = serializers.ListField(child=StrictCharField(max_length=40), required=False, default=list)
 
     @extend_schema(request=InputSerializer, responses={200: DraftSerializer}, summary="[운영] 초안 반려")
     def post(self, request, draft_id: int):
@@ -307,7 +329,10 @@ class OpsDraftRejectApi(APIView):
 
 @extend_schema_serializer(component_name="OpsReplyHeld")
 class ReplyHeldSerializer(serializers.Serializer):
-    code = serializers.ChoiceField(choices=["reply_blocked", "ticket_closed"])
+    code = serializers.CharField(
+        help_text="reply_blocked (override_reason으로 발송 가능) · ticket_closed · unknown_tag · empty_reply · "
+        "reply_too_long · override_reason_too_long"
+    )
     detail = serializers.CharField(help_text="보내지 않은 사유 (한국어)")
 
 
@@ -319,10 +344,10 @@ class OpsTicketReplyApi(APIView):
 
     @extend_schema_serializer(component_name="OpsTicketReplyInput")
     class InputSerializer(serializers.Serializer):
-        body = serializers.CharField(max_length=4000, trim_whitespace=True, help_text="고객에게 보낼 답변")
-        tags = serializers.ListField(child=serializers.CharField(max_length=40), required=False, default=list)
-        close = serializers.BooleanField(required=False, default=False, help_text="true면 답변 후 문의를 종료")
-        override_reason = serializers.CharField(
+        body = StrictCharField(max_length=4000, trim_whitespace=True, help_text="고객에게 보낼 답변")
+        tags = serializers.ListField(child=StrictCharField(max_length=40), required=False, default=list)
+        close = StrictBooleanField(required=False, default=False, help_text="true면 답변 후 문의를 종료")
+        override_reason = StrictCharField(
             required=False,
             allow_blank=True,
             default="",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
@@ -10,10 +12,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from common.actors import Actor
+from common.fields import StrictBooleanField, StrictCharField, StrictDecimalField, StrictIntegerField, StrictRegexField
 from integration import services
 from integration.authentication import IntegrationKeyAuthentication, IsIntegration
-from integration.errors import InvalidInput
-from integration.schemas import CustomerIn, OrderIn, ProductIn, UpsertResult
+from integration.errors import InvalidInput, MissingReference
+from integration.schemas import CUSTOMER_ID_RE, ORDER_ID_RE, PRODUCT_ID_RE, CustomerIn, OrderIn, ProductIn, UpsertResult
 
 TAG = ["integration"]
 
@@ -22,6 +25,11 @@ class _IntegrationApi(APIView):
     authentication_classes = [IntegrationKeyAuthentication]
     permission_classes = [IsIntegration]
     throttle_classes: list = []
+
+
+def _id_parameter(name: str, pattern: re.Pattern) -> OpenApiParameter:
+    """The shop's id in the path, with the form the desk accepts (any other answers 400)."""
+    return OpenApiParameter(name, str, OpenApiParameter.PATH, pattern=f"^{pattern.pattern}$")
 
 
 class _UpsertApi(_IntegrationApi):
@@ -36,6 +44,10 @@ class _UpsertApi(_IntegrationApi):
                 data=request.data if isinstance(request.data, dict) else {},
                 actor=Actor.system(f"shop:{request.integration.name}"),
             )
+        except MissingReference as exc:  # well-formed; send what it names first, then the same request works
+            first = next(iter(exc.fields.items()))
+            detail = f"{first[0]}: {first[1][0]}"
+            return Response({"code": exc.code, "detail": detail, "errors": exc.fields}, status=status.HTTP_409_CONFLICT)
         except InvalidInput as exc:
             raise ValidationError(exc.fields) from None
         body = {"applied": result.applied, "version": result.version}
@@ -47,7 +59,13 @@ class _UpsertApi(_IntegrationApi):
 class CustomerUpsertApi(_UpsertApi):
     kind = "customer"
 
-    @extend_schema(tags=TAG, request=CustomerIn, responses={200: UpsertResult}, summary="고객 업서트(버전)")
+    @extend_schema(
+        tags=TAG,
+        request=CustomerIn,
+        responses={200: UpsertResult},
+        summary="고객 업서트(버전)",
+        parameters=[_id_parameter("customer_id", CUSTOMER_ID_RE)],
+    )
     def put(self, request, customer_id: str):
         return self._put(request, customer_id)
 
@@ -55,7 +73,13 @@ class CustomerUpsertApi(_UpsertApi):
 class ProductUpsertApi(_UpsertApi):
     kind = "product"
 
-    @extend_schema(tags=TAG, request=ProductIn, responses={200: UpsertResult}, summary="상품 업서트(버전)")
+    @extend_schema(
+        tags=TAG,
+        request=ProductIn,
+        responses={200: UpsertResult},
+        summary="상품 업서트(버전)",
+        parameters=[_id_parameter("product_id", PRODUCT_ID_RE)],
+    )
     def put(self, request, product_id: str):
         return self._put(request, product_id)
 
@@ -63,7 +87,13 @@ class ProductUpsertApi(_UpsertApi):
 class OrderUpsertApi(_UpsertApi):
     kind = "order"
 
-    @extend_schema(tags=TAG, request=OrderIn, responses={200: UpsertResult}, summary="주문 업서트(버전)")
+    @extend_schema(
+        tags=TAG,
+        request=OrderIn,
+        responses={200: UpsertResult},
+        summary="주문 업서트(버전)",
+        parameters=[_id_parameter("order_id", ORDER_ID_RE)],
+    )
     def put(self, request, order_id: str):
         return self._put(request, order_id)
 
@@ -99,10 +129,10 @@ class EventListApi(_IntegrationApi):
 class ActionResultApi(_IntegrationApi):
     @extend_schema_serializer(component_name="IntegrationActionResultInput")
     class InputSerializer(serializers.Serializer):
-        ok = serializers.BooleanField()
-        external_ref = serializers.CharField(max_length=100)
-        amount = serializers.DecimalField(max_digits=12, decimal_places=0, min_value=0, required=False, allow_null=True)
-        message = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+        ok = StrictBooleanField()
+        external_ref = StrictCharField(max_length=100)
+        amount = StrictDecimalField(max_digits=12, decimal_places=0, min_value=0, required=False, allow_null=True)
+        message = StrictCharField(max_length=500, required=False, allow_blank=True, default="")
 
     @extend_schema_serializer(component_name="IntegrationActionResult")
     class OutputSerializer(serializers.Serializer):
@@ -131,10 +161,10 @@ class ShopSessionApi(APIView):
 
     @extend_schema_serializer(component_name="ShopSessionInput")
     class InputSerializer(serializers.Serializer):
-        integration = serializers.CharField(max_length=50)
-        customer_id = serializers.RegexField(r"^[A-Za-z0-9_-]{1,16}$")
-        expires_at = serializers.IntegerField()
-        signature = serializers.RegexField(r"^[0-9a-fA-F]{64}$")
+        integration = StrictCharField(max_length=50)
+        customer_id = StrictRegexField(r"^[A-Za-z0-9_-]{1,16}$")
+        expires_at = StrictIntegerField(min_value=0, max_value=2**63 - 1)
+        signature = StrictRegexField(r"^[0-9a-fA-F]{64}$")
 
     def finalize_response(self, request, response, *args, **kwargs):
         """CORS: only an origin the named integration allows (a preflight: one some active integration

@@ -7,7 +7,11 @@ import re
 
 from rest_framework import serializers
 
+from common.fields import StrictCharField, StrictDecimalField, StrictIntegerField, StrictRegexField
 from orders.models import ORDER_ID_PATTERN, PRODUCT_ID_PATTERN, Order
+
+INT_MAX = 2**31 - 1  # an IntegerField column (stock, quantity)
+BIGINT_MAX = 2**63 - 1  # SyncRecord.version
 
 CUSTOMER_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,16}")
 PRODUCT_ID_RE = re.compile(PRODUCT_ID_PATTERN)
@@ -20,24 +24,29 @@ def id_valid(kind: str, value: str) -> bool:
 
 
 class CustomerIn(serializers.Serializer):
-    name = serializers.CharField(max_length=50)
-    phone = serializers.CharField(max_length=20, required=False, allow_blank=True, default="")
+    name = StrictCharField(max_length=50)
+    phone = StrictCharField(max_length=20, required=False, allow_blank=True, default="")
     email = serializers.EmailField(required=False, allow_blank=True, default="")
-    default_address = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
-    version = serializers.IntegerField(min_value=0)
+    default_address = StrictCharField(max_length=200, required=False, allow_blank=True, default="")
+    version = StrictIntegerField(min_value=0, max_value=BIGINT_MAX)
 
 
 class OptionIn(serializers.Serializer):
-    option_id = serializers.RegexField(r"^[A-Za-z0-9_-]{1,16}$")
-    name = serializers.CharField(max_length=50)
-    stock = serializers.IntegerField(min_value=0)
+    option_id = StrictRegexField(r"^[A-Za-z0-9_-]{1,16}$")
+    name = StrictCharField(max_length=50)
+    stock = StrictIntegerField(min_value=0, max_value=INT_MAX)
 
 
 class ProductIn(serializers.Serializer):
-    name = serializers.CharField(max_length=100)
-    price = serializers.DecimalField(max_digits=12, decimal_places=0, min_value=0)
-    options = OptionIn(many=True, allow_empty=False)
-    version = serializers.IntegerField(min_value=0)
+    name = StrictCharField(max_length=100)
+    price = StrictDecimalField(max_digits=12, decimal_places=0, min_value=0)
+    options = serializers.ListField(
+        child=OptionIn(),
+        min_length=1,
+        max_length=100,
+        help_text="option_id와 name은 상품 안에서 각각 하나뿐 (겹치면 400)",
+    )
+    version = StrictIntegerField(min_value=0, max_value=BIGINT_MAX)
 
     def validate_options(self, value):
         ids = [o["option_id"] for o in value]
@@ -48,23 +57,25 @@ class ProductIn(serializers.Serializer):
 
 
 class ItemIn(serializers.Serializer):
-    product_id = serializers.RegexField(rf"^{PRODUCT_ID_PATTERN}$")
-    option_id = serializers.RegexField(r"^[A-Za-z0-9_-]{1,16}$")
-    quantity = serializers.IntegerField(min_value=1)
-    unit_price = serializers.DecimalField(max_digits=12, decimal_places=0, min_value=0)
+    product_id = StrictRegexField(rf"^{PRODUCT_ID_PATTERN}$")
+    option_id = StrictRegexField(r"^[A-Za-z0-9_-]{1,16}$")
+    quantity = StrictIntegerField(min_value=1, max_value=INT_MAX)
+    unit_price = StrictDecimalField(max_digits=12, decimal_places=0, min_value=0)
 
 
 class OrderIn(serializers.Serializer):
-    customer_id = serializers.RegexField(r"^[A-Za-z0-9_-]{1,16}$")
+    customer_id = StrictRegexField(r"^[A-Za-z0-9_-]{1,16}$")
     status = serializers.ChoiceField(choices=Order.Status.choices)
     ordered_at = serializers.DateField()
     shipped_at = serializers.DateField(required=False, allow_null=True, default=None)
-    delivered_at = serializers.DateField(required=False, allow_null=True, default=None)
-    shipping_address = serializers.CharField(max_length=200)
+    delivered_at = serializers.DateField(
+        required=False, allow_null=True, default=None, help_text="status가 DELIVERED이면 필수 (없으면 400)"
+    )
+    shipping_address = StrictCharField(max_length=200)
     # The desk's order holds one line (one product option); a multi-line order is refused, not cut.
-    items = ItemIn(many=True, allow_empty=False, max_length=1)
-    amount = serializers.DecimalField(max_digits=12, decimal_places=0, min_value=0)
-    version = serializers.IntegerField(min_value=0)
+    items = serializers.ListField(child=ItemIn(), min_length=1, max_length=1)
+    amount = StrictDecimalField(max_digits=12, decimal_places=0, min_value=0)
+    version = StrictIntegerField(min_value=0, max_value=BIGINT_MAX)
 
     def validate(self, attrs):
         if attrs["status"] == Order.Status.DELIVERED and not attrs.get("delivered_at"):

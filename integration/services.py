@@ -34,7 +34,7 @@ from common.events import SHOP_EVENT_TOPIC
 from common.numbering import parse_number
 from common.outbox import OutboxMessage, outbox_defer, outbox_done, outbox_enqueue, outbox_request
 from integration import policy
-from integration.errors import InvalidInput, NotOwned
+from integration.errors import InvalidInput, MissingReference, NotOwned
 from integration.models import Integration, ShopEvent, ShopSessionUse, SyncRecord
 from integration.schemas import SCHEMAS, id_valid
 from integration.secrets import secret_decrypt, secret_encrypt
@@ -271,7 +271,7 @@ def _order_option(
     integration: Integration, valid: dict, customer_record: SyncRecord | None, product_record: SyncRecord | None
 ) -> int:
     """The ProductOption pk an order's line names, given the sync records of its customer and product (None:
-    never sent). Raises InvalidInput unless this integration sent both and the product has that option."""
+    never sent). Raises MissingReference unless this integration sent both and the product has that option."""
     item = valid["items"][0]
     errors: dict[str, list[str]] = {}
     if customer_record is None or customer_record.integration_id != integration.pk:
@@ -284,7 +284,7 @@ def _order_option(
     elif option_pk is None:
         errors["items"] = [f"상품 {item['product_id']}에 옵션 {item['option_id']}이(가) 없습니다."]
     if errors:
-        raise InvalidInput(errors)
+        raise MissingReference(errors)
     return option_pk
 
 

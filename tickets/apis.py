@@ -7,6 +7,7 @@ from rest_framework.views import APIView
 from common.apis import CustomerThrottle, IsCustomer, TicketMessageThrottle
 from common.budget import model_budget_charge
 from common.errors import InvalidState
+from common.fields import StrictCharField
 from orders.selectors import customer_order_get
 from tickets.models import Ticket, TicketMessage
 from tickets.selectors import customer_ticket_get, customer_ticket_list, customer_visible_messages
@@ -85,9 +86,9 @@ class TicketListCreateApi(APIView):
             default=Ticket.Category.OTHER,
             help_text="분류 코드(DELIVERY …) 또는 한국어 이름(배송, 교환/반품, 결제, 계정, 오류, 기타 …)",
         )
-        subject = serializers.CharField(max_length=SUBJECT_MAX, required=False, allow_blank=True, default="")
-        body = serializers.CharField(max_length=BODY_MAX, trim_whitespace=True)
-        order_id = serializers.CharField(max_length=20, required=False, allow_blank=True, default="")
+        subject = StrictCharField(max_length=SUBJECT_MAX, required=False, allow_blank=True, default="")
+        body = StrictCharField(max_length=BODY_MAX, trim_whitespace=True)
+        order_id = StrictCharField(max_length=20, required=False, allow_blank=True, default="")
 
     @extend_schema(responses={200: TicketOutputSerializer(many=True)}, summary="내 문의 티켓")
     def get(self, request):
@@ -125,7 +126,7 @@ class TicketMessageCreateApi(APIView):
 
     @extend_schema_serializer(component_name="TicketMessageCreateInput")
     class InputSerializer(serializers.Serializer):
-        body = serializers.CharField(max_length=BODY_MAX, trim_whitespace=True)
+        body = StrictCharField(max_length=BODY_MAX, trim_whitespace=True)
 
     @extend_schema(
         request=InputSerializer, responses={201: TicketDetailApi.OutputSerializer}, summary="문의에 추가 메시지"

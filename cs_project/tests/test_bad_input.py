@@ -92,6 +92,24 @@ def test_auth_permission_method_and_media_type_errors_have_the_shape(c003_api, c
     assert error(c003_api.get("/api/ops/tickets/"), 403, "permission_denied")
     assert error(c003_api.delete("/api/orders/"), 405, "method_not_allowed")
     assert error(c003_api.post("/api/chat/", "message=x", content_type="text/csv"), 415, "unsupported_media_type")
+    # A number or a boolean where the document says string is refused, not stored as its str().
+    for path, body in (
+        ("/api/tickets/", {"body": 0}),
+        ("/api/tickets/", {"body": "질문", "subject": True}),
+        ("/api/chat/", {"message": 12}),
+        ("/api/auth/token/", {"username": 3, "password": "x"}),
+    ):
+        assert error(c003_api.post(path, body, format="json"), 400, "invalid"), path
+    # maxLength counts what was sent, before any trimming (U+001F is whitespace to Python's strip()).
+    too_long = "\u001f" + "가" * 4000
+    assert error(c003_api.post("/api/tickets/", {"body": too_long}, format="json"), 400, "invalid")
+    # A form body too: the API reads JSON only (a form has no null; `conversation_id=` once slipped through).
+    form = c003_api.post("/api/chat/", {"message": "0", "conversation_id": ""}, format="multipart")
+    assert error(form, 415, "unsupported_media_type")
+    urlencoded = c003_api.post(
+        "/api/chat/", "message=0&conversation_id=", content_type="application/x-www-form-urlencoded"
+    )
+    assert error(urlencoded, 415, "unsupported_media_type")
     bad_token = APIClient()
     bad_token.credentials(HTTP_AUTHORIZATION="Token nope")
     # The login endpoint ignores Authorization (it authenticates nobody); a protected one refuses a bad token.
@@ -371,3 +389,28 @@ def test_a_bare_validation_error_still_has_an_errors_object():
         "detail": "형식이 잘못되었습니다.",
         "errors": {"non_field_errors": ["형식이 잘못되었습니다."]},
     }
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "?status=",
+        "?category=",
+        "?limit=",
+        "?offset=",
+        "?limit=abc",
+        "?limit=0",
+        "?limit=201",
+        "?offset=-1",
+        "?offset=0.0",
+        "?offset=0&offset=0",
+        "?status=OPEN&status=CLOSED",
+    ],
+)
+def test_the_staff_ticket_list_refuses_empty_or_out_of_range_parameters(staff_api, query):
+    """As the document states them: an empty filter is not "no filter", a bad page size is not the default."""
+    assert error(staff_api.get(f"/api/ops/tickets/{query}"), 400, "invalid")
+
+
+def test_the_staff_ticket_list_still_pages_and_filters(staff_api):
+    assert staff_api.get("/api/ops/tickets/?status=OPEN&limit=5&offset=0").status_code == 200

@@ -218,10 +218,10 @@ def test_the_batch_gives_each_line_the_line_paths_outcome_and_leaves_the_same_ro
     # And what that outcome is (so that both paths being wrong the same way would fail too).
     kinds = [o[0] if o[0] != "ok" else ("applied" if o[1] else o[2]) for o in got]
     assert kinds == [
-        "applied", "applied", "applied", "InvalidInput", "InvalidInput", "InvalidInput", "InvalidInput",
+        "applied", "applied", "applied", "MissingReference", "InvalidInput", "InvalidInput", "InvalidInput",
         "same_version", "applied", "stale", "applied", "stale",
         "NotOwned", "NotOwned", "NotOwned", "NotOwned", "NotOwned", "NotOwned",
-        "InvalidInput", "InvalidInput", "InvalidInput", "applied", "applied", "InvalidInput",
+        "MissingReference", "MissingReference", "MissingReference", "applied", "applied", "InvalidInput",
         "applied", "applied", "applied", "applied", "same_version",
     ]  # fmt: skip
     orders = {o[0]: o for o in got_rows["orders"]}
@@ -246,7 +246,13 @@ def test_a_bad_line_stores_nothing_and_a_later_chunk_sees_an_earlier_chunks_rows
         order("HR20260725903"),
     ]
     results = shop_import_batch(integration=world, lines=lines, actor=ACTOR, chunk_size=2)
-    assert [type(r).__name__ for r in results] == ["Upserted", "Upserted", "InvalidInput", "InvalidInput", "Upserted"]
+    assert [type(r).__name__ for r in results] == [
+        "Upserted",
+        "Upserted",
+        "InvalidInput",
+        "MissingReference",
+        "Upserted",
+    ]
     assert list(Order.objects.filter(pk__startswith="HR202607259").values_list("pk", flat=True)) == ["HR20260725903"]
     assert not SyncRecord.objects.filter(external_id__in=["HR20260725901", "HR20260725902"]).exists()
     assert SyncRecord.objects.get(kind="order", external_id="HR20260725903").integration == world
