@@ -163,6 +163,9 @@ CS_AUTH_TOKEN_TTL_HOURS = env_float("CS_AUTH_TOKEN_TTL_HOURS", 12.0)
 CS_AUTH_TOKENS_PER_USER = int(env("CS_AUTH_TOKENS_PER_USER", "10"))
 
 LANGUAGE_CODE = "ko-kr"
+# The desk speaks Korean only: LocaleMiddleware may not switch to the browser's language (an English browser got
+# Django's admin chrome in English around our Korean labels).
+LANGUAGES = [("ko", "한국어")]
 # Our corrections to Django's Korean admin titles (locale/ko/LC_MESSAGES/django.po; `msgfmt` builds the .mo).
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "Asia/Seoul"

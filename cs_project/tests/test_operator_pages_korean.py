@@ -34,6 +34,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 HANGUL = re.compile(r"[가-힣]")
 # Links the crawl never follows: they change state, leave the operator's screens or only repeat a page.
 SKIP = re.compile(r"/(logout|password_change|delete|history|autocomplete|jsi18n|r/\d+/\d+)/|/admin/auth/|/admin/axes/")
+# The operator's browser may well be set to English: the pages must stay Korean all the same.
+ENGLISH_BROWSER = "en-US,en;q=0.9"
 PER_SHAPE = 12  # pages visited per URL shape (change pages of one model, one filter's values): every state in the world
 # Query parameters that only re-sort, re-page or remember where the operator came from: the same page again.
 SAME_PAGE = {"o", "_changelist_filters", "_facets", "p", "_popup", "_to_field"}
@@ -120,6 +122,13 @@ _ISO = re.compile(
 )
 
 
+# Django's own admin words, as they read when the page is not translated.
+_ADMIN_ENGLISH = re.compile(
+    r"\b(?:Log out|Change password|View site|Welcome,|Select [^|]{1,40} to (?:change|view)|Save and continue|"
+    r"Filter|Search|Home|Action:|Username|Password|Show counts|Hide counts)\b"
+)
+
+
 def leaks(text: str, *, codes: set[str], model_names: set[str]) -> list[str]:
     """What in one page's visible text an operator should not have to read. Pure: the tests below pin it."""
     found = []
@@ -132,6 +141,8 @@ def leaks(text: str, *, codes: set[str], model_names: set[str]) -> list[str]:
         found.append(f"json {text[max(0, match.start() - 20) : match.end() + 20]!r}")
     for match in _ISO.finditer(text):
         found.append(f"iso {text[max(0, match.start() - 12) : match.end() + 8]!r}")
+    for match in _ADMIN_ENGLISH.finditer(text):
+        found.append(f"english {match.group(0)!r}")
     lowered = text.lower()
     for name in model_names:
         if re.search(rf"(?<![a-z_]){re.escape(name.lower())}(?![a-z_])", lowered):
@@ -148,7 +159,11 @@ def test_the_checker_finds_what_it_looks_for():
     assert any(x.startswith("json") for x in leaks('세부 {"a": 1}', codes=codes, model_names=names))
     assert leaks("2026-07-27T10:00:00+00:00", codes=codes, model_names=names)
     assert leaks("10:00:00.123456", codes=codes, model_names=names)
-    assert leaks("Select action record to change", codes=codes, model_names=names) == ["model name 'action record'"]
+    assert leaks("Select action record to change", codes=codes, model_names=names) == [
+        "english 'Select action record to change'",
+        "model name 'action record'",
+    ]
+    assert leaks("홈 | Log out | Filter", codes=codes, model_names=names) == ["english 'Filter'", "english 'Log out'"]
     # What people read as it is: ids, e-mails, URLs, local dates and times, amounts.
     fine = "HR20260721001 · C003 · kim_min@example.com · 2026년 7월 27일 오후 3:04 · 2026-07-27 15:04 · 38,000원"
     assert leaks(fine, codes=codes, model_names=names) == []
@@ -253,7 +268,7 @@ def test_every_operator_page_reads_korean(world, client):
     findings: dict[str, set[str]] = {}
     while queue:
         path = queue.pop(0)
-        response = client.get(path)
+        response = client.get(path, HTTP_ACCEPT_LANGUAGE=ENGLISH_BROWSER)
         assert response.status_code in (200, 302, 403), (path, response.status_code)
         if response.status_code != 200 or "text/html" not in response.get("Content-Type", ""):
             continue
