@@ -34,6 +34,7 @@ class OutboxMessage(models.Model):
         indexes = [
             models.Index(fields=["next_attempt_at"], name="outbox_pending_due", condition=Q(status="PENDING")),
             models.Index(fields=["topic", "status"], name="outbox_topic_status"),
+            models.Index(fields=["done_at"], name="outbox_done_at", condition=Q(status="DONE")),
         ]
         constraints = [
             models.CheckConstraint(

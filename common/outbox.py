@@ -42,6 +42,7 @@ __all__ = [
     "outbox_dispatch",
     "outbox_done",
     "outbox_enqueue",
+    "outbox_purge",
     "outbox_register",
     "outbox_request",
     "outbox_runner_set",
@@ -56,6 +57,7 @@ class _Registration:
     handler: Handler
     redeliver_after_s: float | None
     max_attempts: Callable[[], int] | None = None
+    keep_done: bool = False
 
 
 _registry: dict[str, _Registration] = {}
@@ -85,11 +87,13 @@ def outbox_register(
     *,
     redeliver_after_s: float | None = None,
     max_attempts: Callable[[], int] | None = None,
+    keep_done: bool = False,
 ) -> None:
     """Who hands off `topic`. `redeliver_after_s`: re-dispatch a DISPATCHED row that no consumer marked done
     in that time (a lost broker message). Leave it None when the owning app's own sweep watches the outcome.
-    `max_attempts`: read at each failure (a setting may change), else CS_OUTBOX_MAX_ATTEMPTS."""
-    _registry[topic] = _Registration(handler, redeliver_after_s, max_attempts)
+    `max_attempts`: read at each failure (a setting may change), else CS_OUTBOX_MAX_ATTEMPTS. `keep_done`:
+    the DONE row is the record people read (a webhook's delivery), so `outbox_purge` leaves it."""
+    _registry[topic] = _Registration(handler, redeliver_after_s, max_attempts, keep_done)
 
 
 def _max_attempts(topic: str) -> int:
@@ -242,3 +246,21 @@ def outbox_sweep(*, limit: int = 500) -> int:
     if due:
         log.info("outbox.swept due=%d dispatched=%d", len(due), handed)
     return handed
+
+
+def outbox_purge(*, limit: int = 5000) -> int:
+    """Delete DONE rows finished more than CS_OUTBOX_RETENTION_DAYS ago, oldest first, at most `limit` per call
+    (the sweep calls it every pass, so a backlog drains in steps). PENDING, DISPATCHED and DEAD rows stay, and
+    so do the DONE rows of topics registered with `keep_done`. Returns how many were deleted."""
+    cutoff = timezone.now() - timedelta(days=float(settings.CS_OUTBOX_RETENTION_DAYS))
+    kept = [topic for topic, registration in _registry.items() if registration.keep_done]
+    old = (
+        OutboxMessage.objects.filter(status=OutboxMessage.Status.DONE, done_at__lt=cutoff)
+        .exclude(topic__in=kept)
+        .order_by("done_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+    deleted, _ = OutboxMessage.objects.filter(pk__in=list(old)).delete()
+    if deleted:
+        log.info("outbox.purged count=%d older_than_days=%s", deleted, settings.CS_OUTBOX_RETENTION_DAYS)
+    return deleted

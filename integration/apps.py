@@ -21,5 +21,6 @@ class IntegrationConfig(AppConfig):
             webhook_deliver_handler,
             redeliver_after_s=settings.CS_WEBHOOK_REDELIVER_S,
             max_attempts=lambda: settings.CS_WEBHOOK_MAX_ATTEMPTS,
+            keep_done=True,  # the delivery record the event list shows, kept as long as the event
         )
         external_executor_register(order_executed_externally)

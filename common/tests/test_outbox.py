@@ -125,3 +125,51 @@ def test_a_row_without_a_handler_is_kept_and_retried(receiver):
         outbox.outbox_enqueue(topic="test.nobody_listens", key="1", payload={})
     row = OutboxMessage.objects.get()
     assert (row.status, row.last_error) == ("PENDING", "LookupError")
+
+
+def test_the_sweep_deletes_rows_finished_long_ago_and_keeps_the_rest(receiver, settings):
+    """Retention: DONE rows older than CS_OUTBOX_RETENTION_DAYS go; recent DONE rows, and every PENDING,
+    DISPATCHED or DEAD row, stay; so does a DONE row of a topic that keeps its record (a webhook's delivery)."""
+    from ops.sweep import sweep_run
+
+    settings.CS_OUTBOX_RETENTION_DAYS = 30
+    kept_topic = "test.delivery_record"
+    outbox.outbox_register(kept_topic, receiver, keep_done=True)
+    try:
+        now = timezone.now()
+        old, recent = now - timedelta(days=31), now - timedelta(days=29)
+        rows = {
+            "old done": (TOPIC, "DONE", old),
+            "recent done": (TOPIC, "DONE", recent),
+            "old dead": (TOPIC, "DEAD", old),
+            "old pending": (TOPIC, "PENDING", None),
+            "old kept": (kept_topic, "DONE", old),
+        }
+        for key, (topic, status, done_at) in rows.items():
+            OutboxMessage.objects.create(
+                topic=topic,
+                dedupe_key=f"{topic}:{key}",
+                status=status,
+                done_at=done_at,
+                next_attempt_at=now + timedelta(hours=1),
+            )
+
+        summary = sweep_run()
+
+        assert summary["purged"] == 1
+        left = set(OutboxMessage.objects.values_list("dedupe_key", flat=True))
+        assert left == {f"{t}:{k}" for k, (t, _, _) in rows.items() if k != "old done"}
+        assert outbox.outbox_purge() == 0  # idempotent
+    finally:
+        outbox._registry.pop(kept_topic, None)
+
+
+def test_the_purge_works_through_a_backlog_in_steps(receiver, settings):
+    settings.CS_OUTBOX_RETENTION_DAYS = 1
+    done_at = timezone.now() - timedelta(days=2)
+    OutboxMessage.objects.bulk_create(
+        OutboxMessage(topic=TOPIC, dedupe_key=f"{TOPIC}:{i}", status="DONE", done_at=done_at, next_attempt_at=done_at)
+        for i in range(7)
+    )
+    assert [outbox.outbox_purge(limit=3) for _ in range(4)] == [3, 3, 1, 0]
+    assert not OutboxMessage.objects.exists()

@@ -225,6 +225,9 @@ CS_OUTBOX_MAX_ATTEMPTS = int(env("CS_OUTBOX_MAX_ATTEMPTS", "20"))
 CS_OUTBOX_BACKOFF_BASE_S = env_float("CS_OUTBOX_BACKOFF_BASE_S", 5.0)
 CS_OUTBOX_BACKOFF_MAX_S = env_float("CS_OUTBOX_BACKOFF_MAX_S", 300.0)
 CS_OUTBOX_CLAIM_S = env_float("CS_OUTBOX_CLAIM_S", 60.0)
+# Finished outbox rows are deleted this long after they are done (by the sweep); a webhook's delivery row is
+# kept with its event (outbox_register(keep_done=True)).
+CS_OUTBOX_RETENTION_DAYS = env_float("CS_OUTBOX_RETENTION_DAYS", 30.0)
 # Shop connection (integration app): webhook delivery attempts before DEAD, the POST timeout, how long a
 # handed-over delivery may go unfinished before the sweep sends it again, and how far ahead a shop-signed
 # session may expire.
