@@ -219,3 +219,15 @@ def test_only_requested_work_is_repaired_and_moot_requests_are_closed(c005, offl
     assert not Draft.objects.filter(ticket=synthetic).exists()
     assert OutboxMessage.objects.get(dedupe_key=f"draft.requested:{first.pk}").status == "DONE"  # moot
     assert _complete(Draft.objects.get(ticket=ticket))
+
+
+def test_each_pass_also_deletes_outbox_rows_finished_long_ago(c005, offline_model, settings):
+    """Retention runs with the sweep, on its own (a broken part does not stop the others)."""
+    settings.CS_OUTBOX_RETENTION_DAYS = 30
+    ticket = _inquiry(c005)
+    assert OutboxMessage.objects.filter(topic="draft.requested", status="DONE").exists()
+    OutboxMessage.objects.filter(status="DONE").update(done_at=timezone.now() - timedelta(days=31))
+    summary = sweep_run()
+    assert summary["purged"] >= 1
+    assert not OutboxMessage.objects.filter(topic="draft.requested").exists()
+    assert _complete(Draft.objects.get(ticket=ticket))  # the work it asked for is done and stays
