@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html
 from django.utils.translation import ngettext
 
 from actions.models import ActionEvent, ActionRecord, ReasonCategory
@@ -14,7 +14,7 @@ from actions.policy import days_since
 from actions.services import DECIDE_PERMISSION, action_decide
 from common.admin import ReadOnlyAdmin
 from common.clock import today
-from common.display import value_words, won
+from common.display import fields_html, value_words, won
 from common.errors import DomainError
 from common.numbering import parse_number
 
@@ -173,12 +173,7 @@ class ActionRecordAdmin(ReadOnlyAdmin):
             for key, value in (obj.detail or {}).items()
             if value not in (None, "", [], {})
         ]
-        if not rows:
-            return "-"
-        return format_html(
-            '<dl class="cs-detail">{}</dl>',
-            format_html_join("", "<dt>{}</dt><dd>{}</dd>", rows),
-        )
+        return fields_html(rows)
 
     # --- read-only records --------------------------------------------------------------------
 
@@ -204,7 +199,7 @@ class ActionRecordAdmin(ReadOnlyAdmin):
 
     @admin.display(description="결제금액")
     def amount_display(self, obj: ActionRecord) -> str:
-        return f"{obj.order.amount:,}원"
+        return won(obj.order.amount)
 
     @admin.display(description="배송완료 후")
     def days_since_delivery(self, obj: ActionRecord) -> str:

@@ -3,10 +3,10 @@ Pure functions over plain values; each admin passes the labels of its own codes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
 
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 # The payload keys the desk's services write into audit rows (common.audit), in words.
@@ -121,3 +121,12 @@ def labelled(code: str, label: str) -> SafeString:
 def code_html(code: str, labels: Mapping[str, str], fallback: str = "기타") -> SafeString:
     """`labelled` with the label from `labels`, or `fallback` for a code the table does not know."""
     return labelled(code, labels.get(code, fallback))
+
+
+_FIELDS_STYLE = "display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0"
+
+
+def fields_html(rows: Iterable[tuple[object, object]]) -> SafeString:
+    """(name, value) pairs as a two-column definition list: how a JSON object reads for people ('-' if none)."""
+    items = format_html_join("", "<dt>{}</dt><dd style='margin:0'>{}</dd>", rows)
+    return format_html('<dl class="cs-fields" style="{}">{}</dl>', _FIELDS_STYLE, items) if items else mark_safe("-")

@@ -8,7 +8,7 @@ raw code is kept only in the `title` attribute (hover), never as visible text.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 
 from django.utils import timezone
@@ -16,7 +16,7 @@ from django.utils.dateformat import format as date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-from common.display import code_html, labelled
+from common.display import YES_NO, code_html, fields_html, labelled
 from common.redaction import redact
 from diagnostics.schemas import VERDICT_LABELS
 
@@ -180,7 +180,7 @@ def attribute_value(key: str, value: object) -> SafeString | str:
     if value is None or value == "":
         return "-"
     if isinstance(value, bool):
-        return "예" if value else "아니오"
+        return YES_NO[value]
     if isinstance(value, int | float):
         if key in AMOUNT_KEYS:
             return f"{value:,.0f}원"
@@ -214,15 +214,6 @@ def attributes_html(attributes: Mapping[str, object]) -> SafeString:
     if not attributes:
         return mark_safe("-")
     return fields_html(attribute_rows(attributes))
-
-
-_FIELDS_STYLE = "display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0"
-
-
-def fields_html(rows: Iterable[tuple[object, object]]) -> SafeString:
-    """(name, value) pairs as a two-column definition list: how a JSON object reads for people."""
-    items = format_html_join("", "<dt>{}</dt><dd style='margin:0'>{}</dd>", rows)
-    return format_html('<dl class="cs-fields" style="{}">{}</dl>', _FIELDS_STYLE, items) if items else mark_safe("-")
 
 
 # Codes a model or our own policy may write into free text (observed facts, notes), longest first so that

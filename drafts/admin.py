@@ -10,24 +10,25 @@ from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.text import Truncator
 
 from actions.claims import find_money_claims
 from common.admin import AuditEventInline, ReadOnlyAdmin
+from common.display import code_html, fields_html
 from common.errors import DomainError
 from common.numbering import parse_number
-from diagnostics.labels import diagnosis_display, fields_html
+from diagnostics.labels import diagnosis_display
 from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION, service_events_by_event_id
 from drafts.guard import draft_hold_for
 from drafts.labels import (
     CLAIM_CODE_LABELS,
     CLAIM_FIELD_LABELS,
-    HOLD_LABELS,
     SCORE_LABELS,
     STAGE_LABELS,
     citation_views,
-    code_html,
     context_report_rows,
     draft_event_change_html,
+    holds_html,
     stage_errors_html,
 )
 from drafts.models import DeadLetter, Draft, DraftEvent, StageState
@@ -89,10 +90,6 @@ def claim_blocker_rows(blockers: list[dict]) -> list[dict]:
         }
         for b in blockers
     ]
-
-
-def holds_html(holds: list[str]) -> SafeString:
-    return format_html_join(", ", "{}", ((code_html(str(h), HOLD_LABELS),) for h in holds))
 
 
 def draft_review_context(
@@ -526,16 +523,12 @@ def _citations_html(views: list[dict]) -> SafeString:
                 v["ref"],
                 v["title"],
                 v["part"],
-                format_html("<br><small>{}</small>", _truncate(v["text"], 220)) if v["text"] else "",
+                format_html("<br><small>{}</small>", Truncator(v["text"]).chars(220)) if v["text"] else "",
             )
             for v in views
         ),
     )
     return format_html("<ul>{}</ul>", items)
-
-
-def _truncate(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @admin.register(DeadLetter)

@@ -76,6 +76,11 @@ REASON_LABELS: dict[str, str] = {
 UNKNOWN = "기타"
 
 
+def holds_html(holds: list[str]) -> SafeString:
+    """The holds an operator overrode, by their labels."""
+    return format_html_join(", ", "{}", ((code_html(str(h), HOLD_LABELS),) for h in holds))
+
+
 def stage_errors_html(errors: Mapping[str, object]) -> SafeString:
     """{"qa": "APITimeoutError"} → "QA (APITimeoutError)": stages by name, the error class as recorded."""
     return format_html_join(
@@ -110,7 +115,7 @@ def _payload_value(key: str, value: object) -> SafeString | str:
     if key == "reason":
         return code_html(str(value), REASON_LABELS, str(value) if not str(value).isascii() else UNKNOWN)
     if key == "holds":
-        return format_html_join(", ", "{}", ((code_html(str(h), HOLD_LABELS),) for h in value or []))
+        return holds_html(value or [])
     if key == "ticket_id" and isinstance(value, int):
         return format_number("T", value)
     if key == "message_id":
