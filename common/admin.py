@@ -1,3 +1,5 @@
+from collections.abc import Mapping
+
 from django import forms
 from django.contrib import admin
 from django.db import models
@@ -21,6 +23,36 @@ ASCII_NUMBERS = {
     models.PositiveIntegerField: {"form_class": AsciiIntegerField},
     models.PositiveSmallIntegerField: {"form_class": AsciiIntegerField},
 }
+
+
+class CodeLabelFilter(admin.SimpleListFilter):
+    """Filter on a code column by the codes present, each by its Korean label; codes the table does not know
+    read `unknown` numbered (two new codes stay two choices). The query string carries the raw code.
+    Subclasses set `title`, `parameter_name` (the column), `labels` and `unknown`."""
+
+    labels: Mapping[str, str] = {}
+    unknown = "기타"
+
+    def lookups(self, request, model_admin):
+        column = self.parameter_name
+        codes = (
+            model_admin.get_queryset(request)
+            .exclude(**{column: ""})
+            .order_by(column)
+            .values_list(column, flat=True)
+            .distinct()
+        )
+        choices, unknown = [], 0
+        for code in codes:
+            label = self.labels.get(code)
+            if label is None:
+                unknown += 1
+                label = f"{self.unknown} {unknown}"
+            choices.append((code, label))
+        return choices
+
+    def queryset(self, request, queryset):
+        return queryset.filter(**{self.parameter_name: self.value()}) if self.value() else queryset
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

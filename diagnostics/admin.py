@@ -1,7 +1,8 @@
 from django.contrib import admin
 from django.utils.html import format_html
 
-from common.admin import ReadOnlyAdmin
+from common.admin import CodeLabelFilter, ReadOnlyAdmin
+from common.display import code_html
 from common.redaction import redact, redact_obj
 from diagnostics.labels import (
     ERROR_CODE_LABELS,
@@ -9,36 +10,16 @@ from diagnostics.labels import (
     UNKNOWN_ERROR,
     UNKNOWN_SPAN,
     attributes_html,
-    code_html,
-    code_label,
     event_name_html,
 )
 from diagnostics.models import ServiceEvent
 
 
-class ErrorCodeFilter(admin.SimpleListFilter):
-    """The error codes present, by their Korean label (the raw code is what the query string carries)."""
-
+class ErrorCodeFilter(CodeLabelFilter):
     title = "오류 코드"
     parameter_name = "error_code"
-
-    def lookups(self, request, model_admin):
-        codes = (
-            model_admin.get_queryset(request)
-            .exclude(error_code="")
-            .order_by("error_code")
-            .values_list("error_code", flat=True)
-            .distinct()
-        )
-        choices, unknown = [], 0
-        for code in codes:
-            if code not in ERROR_CODE_LABELS:
-                unknown += 1  # numbered, so two new codes stay two choices
-            choices.append((code, code_label(code, ERROR_CODE_LABELS, f"{UNKNOWN_ERROR} {unknown}")))
-        return choices
-
-    def queryset(self, request, queryset):
-        return queryset.filter(error_code=self.value()) if self.value() else queryset
+    labels = ERROR_CODE_LABELS
+    unknown = UNKNOWN_ERROR
 
 
 @admin.register(ServiceEvent)

@@ -126,11 +126,6 @@ _ISO = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+
 EVENT_TIME_FORMAT = "Y년 n월 j일 H:i:s"
 
 
-def code_label(code: str, labels: Mapping[str, str], fallback: str) -> str:
-    """The Korean label of `code`, or `fallback` for a code the table does not know."""
-    return labels.get(code, fallback)
-
-
 _ENDPOINTS = tuple((re.compile(pattern + r"/?"), label) for pattern, label in ENDPOINT_LABELS)
 
 
@@ -146,10 +141,10 @@ def endpoint_label(path: str) -> str:
 def event_name_label(*, kind: str, name: str) -> str:
     """What the event was, in Korean: the usage event, the endpoint called or the service that traced."""
     if kind == "USAGE_EVENT":
-        return code_label(name, EVENT_NAME_LABELS, UNKNOWN_EVENT)
+        return EVENT_NAME_LABELS.get(name, UNKNOWN_EVENT)
     if kind == "REQUEST_LOG":
         return endpoint_label(name)
-    return code_label(name, SERVICE_LABELS, UNKNOWN_SERVICE)
+    return SERVICE_LABELS.get(name, UNKNOWN_SERVICE)
 
 
 def event_name_html(*, kind: str, name: str) -> SafeString:

@@ -1,28 +1,16 @@
 from django.contrib import admin
 
-from common.admin import ReadOnlyAdmin
+from common.admin import CodeLabelFilter, ReadOnlyAdmin
 from common.display import labelled
 from llm.labels import PURPOSE_LABELS, UNKNOWN_PURPOSE, purpose_label
 from llm.models import LLMCall
 
 
-class PurposeFilter(admin.SimpleListFilter):
+class PurposeFilter(CodeLabelFilter):
     title = "용도"
     parameter_name = "purpose"
-
-    def lookups(self, request, model_admin):
-        purposes = model_admin.get_queryset(request).order_by("purpose").values_list("purpose", flat=True).distinct()
-        choices, unknown = [], 0
-        for purpose in purposes:
-            label = PURPOSE_LABELS.get(purpose)
-            if label is None:
-                unknown += 1  # numbered, so two new purposes stay two choices
-                label = f"{UNKNOWN_PURPOSE} {unknown}"
-            choices.append((purpose, label))
-        return choices
-
-    def queryset(self, request, queryset):
-        return queryset.filter(purpose=self.value()) if self.value() else queryset
+    labels = PURPOSE_LABELS
+    unknown = UNKNOWN_PURPOSE
 
 
 @admin.register(LLMCall)
