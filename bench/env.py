@@ -223,17 +223,6 @@ def celery_worker_spawn(
             raise RuntimeError(f"worker {name} did not answer ping:\n{proc.tail()}")
 
 
-def celery_pools_reset() -> None:
-    """Drop this process's cached broker connections, so the next publish or ping uses the current
-    CELERY_BROKER_URL (the Celery app reads Django settings live, but caches its pools)."""
-    from cs_project.celery import app
-
-    app._pool = None
-    amqp = app.__dict__.get("amqp")
-    if amqp is not None:
-        amqp._producer_pool = None
-
-
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

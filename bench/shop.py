@@ -173,19 +173,18 @@ def _publishing_to(broker: str):
     """This process's Celery on `broker`, eager off, a queue of its own (no other worker takes its tasks)."""
     from django.test.utils import override_settings
 
-    from bench import env as benv
-    from cs_project.celery import app
+    from cs_project.celery import app, broker_pools_reset
 
     queue = f"bench-shop-{uuid.uuid4().hex[:8]}"
     with override_settings(
         REDIS_URL=broker, CELERY_BROKER_URL=broker, CELERY_TASK_ALWAYS_EAGER=False, CELERY_TASK_DEFAULT_QUEUE=queue
     ):
-        benv.celery_pools_reset()
+        broker_pools_reset()
         assert app.conf.broker_url == broker and app.conf.task_always_eager is False
         try:
             yield queue
         finally:
-            benv.celery_pools_reset()
+            broker_pools_reset()
 
 
 def _worker_start(broker: str, queue: str, *, database_url: str | None, concurrency: int):

@@ -86,14 +86,6 @@ def worker_database_url(settings_dict: dict) -> str:
     raise RuntimeError(f"unsupported database engine for a test worker: {engine}")
 
 
-def _reset_celery_pools(app) -> None:
-    """Drop cached broker connections so the next send/broadcast uses the current broker_url."""
-    app._pool = None
-    amqp = app.__dict__.get("amqp")
-    if amqp is not None:
-        amqp._producer_pool = None
-
-
 def _log_tail(path: Path, lines: int = 40) -> str:
     try:
         return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
@@ -120,13 +112,13 @@ def _stop(proc: subprocess.Popen) -> None:
 
 def _route_here(settings, queue: str) -> None:
     """Point this test process at the test broker and the test's own queue."""
-    from cs_project.celery import app
+    from cs_project.celery import app, broker_pools_reset
 
     settings.REDIS_URL = TEST_BROKER_URL
     settings.CELERY_BROKER_URL = TEST_BROKER_URL
     settings.CELERY_TASK_ALWAYS_EAGER = False
     settings.CELERY_TASK_DEFAULT_QUEUE = queue
-    _reset_celery_pools(app)
+    broker_pools_reset()
     # config_from_object reads Django settings live; make sure nothing pinned app.conf directly.
     assert app.conf.broker_url == TEST_BROKER_URL and app.conf.task_always_eager is False, (
         "cs_project.celery.app.conf no longer follows Django settings; update testsupport/celery_worker.py"
@@ -196,7 +188,7 @@ def celery_worker_factory(transactional_db, settings) -> Iterator:
     """`start(extra_env=None) -> Popen`: workers on demand, all on one queue unique to the test, so a second
     worker takes over what a killed one left unacknowledged. `extra_env` adds environment (e.g. a short lease
     or visibility timeout). Every worker started is stopped at teardown."""
-    from cs_project.celery import app
+    from cs_project.celery import broker_pools_reset
 
     _require_redis()
     queue = f"cs-test-{uuid.uuid4().hex[:10]}"
@@ -213,7 +205,7 @@ def celery_worker_factory(transactional_db, settings) -> Iterator:
         for proc in started:
             _stop(proc)
             proc.log_path.unlink(missing_ok=True)
-        _reset_celery_pools(app)  # settings are restored by the `settings` fixture right after
+        broker_pools_reset()  # settings are restored by the `settings` fixture right after
 
 
 @pytest.fixture

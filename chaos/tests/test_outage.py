@@ -35,8 +35,7 @@ def _dead_port() -> int:
 
 def _point_redis_at(settings, url: str) -> None:
     """Cache (throttles) and broker (draft tasks) on `url`, as production with REDIS_URL does."""
-    from cs_project.celery import app
-    from testsupport.celery_worker import _reset_celery_pools
+    from cs_project.celery import broker_pools_reset
 
     settings.REDIS_URL = url
     settings.CACHES = {
@@ -48,16 +47,15 @@ def _point_redis_at(settings, url: str) -> None:
     }
     settings.CELERY_BROKER_URL = url
     settings.CELERY_TASK_ALWAYS_EAGER = False
-    _reset_celery_pools(app)
+    broker_pools_reset()
 
 
 @pytest.fixture
 def celery_pools_reset():
-    from cs_project.celery import app
-    from testsupport.celery_worker import _reset_celery_pools
+    from cs_project.celery import broker_pools_reset
 
     yield
-    _reset_celery_pools(app)
+    broker_pools_reset()
 
 
 def assert_json_answer(response) -> None:

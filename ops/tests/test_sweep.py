@@ -188,17 +188,16 @@ def test_the_embedded_sweeper_starts_with_the_first_request_and_repairs_without_
 
 
 def test_regenerate_with_the_broker_down_keeps_the_request_for_the_sweep(c005, offline_model, settings):
-    from cs_project.celery import app
-    from testsupport.celery_worker import _reset_celery_pools
+    from cs_project.celery import broker_pools_reset
 
     ticket = _undrafted(c005, settings)
     settings.CELERY_BROKER_URL = settings.REDIS_URL = "redis://127.0.0.1:6399/0"  # nothing listens there
     settings.CELERY_TASK_ALWAYS_EAGER = False
-    _reset_celery_pools(app)
+    broker_pools_reset()
     try:
         report = drafts_regenerate()
     finally:
-        _reset_celery_pools(app)
+        broker_pools_reset()
     assert report.outcomes == {"deferred": 1}  # reported, not raised; the loop would go on
     row = OutboxMessage.objects.get(dedupe_key=f"draft.requested:{ticket.messages.get().pk}")
     assert row.status == "PENDING" and row.last_error  # the sweep hands it over once the broker is back
