@@ -130,10 +130,7 @@ def _validated(kind: str, external_id: str, data: dict, schema: Serializer | Non
     if not id_valid(kind, external_id):
         raise InvalidInput({f"{kind}_id": ["형식이 올바르지 않습니다."]})
     if schema is None:
-        serializer = SCHEMAS[kind](data=data)
-        if not serializer.is_valid():
-            raise InvalidInput(serializer.errors)
-        return serializer.validated_data
+        schema = SCHEMAS[kind]()
     try:
         return schema.run_validation(data)
     except ValidationError as exc:
