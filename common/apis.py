@@ -43,6 +43,18 @@ STATUS_ERRORS: dict[int, tuple[str, str]] = {
 }
 
 
+class FieldConflict(exceptions.ValidationError):
+    """Field errors that the current state causes, not the request (409): the same request succeeds once the
+    state changes (e.g. the shop sends the product an order names). Answered like a validation error, with
+    `errors` per field, under its own code."""
+
+    status_code = status.HTTP_409_CONFLICT
+
+    def __init__(self, fields: dict, *, code: str) -> None:
+        super().__init__(fields)
+        self.error_code = code
+
+
 def error_body(status_code: int, code: str | None = None, detail: str | None = None) -> dict:
     fallback_code, fallback_detail = STATUS_ERRORS.get(
         status_code, STATUS_ERRORS[500] if status_code >= 500 else STATUS_ERRORS[400]
@@ -87,7 +99,8 @@ def _framework_error(exc, context) -> Response | None:
         return None
     if isinstance(exc, exceptions.ValidationError):
         errors = response.data if isinstance(response.data, dict) else {"non_field_errors": response.data}
-        response.data = {**error_body(400, "invalid", _first_message(errors)), "errors": errors}
+        code = getattr(exc, "error_code", "invalid")
+        response.data = {**error_body(response.status_code, code, _first_message(errors)), "errors": errors}
     elif isinstance(exc, exceptions.Throttled):
         wait = f" {int(exc.wait)}초 후" if exc.wait is not None else " 잠시 후"
         response.data = error_body(429, "throttled", f"요청이 너무 많습니다.{wait} 다시 시도해 주세요.")

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from common.actors import Actor
+from common.apis import FieldConflict
 from common.fields import StrictBooleanField, StrictCharField, StrictDecimalField, StrictIntegerField, StrictRegexField
 from integration import services
 from integration.authentication import IntegrationKeyAuthentication, IsIntegration
@@ -45,9 +46,7 @@ class _UpsertApi(_IntegrationApi):
                 actor=Actor.system(f"shop:{request.integration.name}"),
             )
         except MissingReference as exc:  # well-formed; send what it names first, then the same request works
-            first = next(iter(exc.fields.items()))
-            detail = f"{first[0]}: {first[1][0]}"
-            return Response({"code": exc.code, "detail": detail, "errors": exc.fields}, status=status.HTTP_409_CONFLICT)
+            raise FieldConflict(exc.fields, code=exc.code) from None
         except InvalidInput as exc:
             raise ValidationError(exc.fields) from None
         body = {"applied": result.applied, "version": result.version}
