@@ -4,10 +4,12 @@ from collections.abc import Iterable
 
 from django.db.models import QuerySet
 
-from actions.claims import Claim, MoneyFact, claims_unsupported, find_money_claims
+from actions.claims import Claim, MoneyFact, OrderFact, claims_unsupported, find_money_claims
 from actions.models import ActionRecord
+from common.numbering import format_number
 from common.redaction import ADDRESS, redact, redact_known
 from orders.models import Customer, Order
+from orders.policy import product_words
 from orders.selectors import customer_order_get, order_not_found_message  # noqa: F401  (re-exported)
 
 
@@ -28,36 +30,36 @@ def action_record_summary_masked(record: ActionRecord) -> str:
 
 # Money that a person let go: only these records make a "환불되었습니다" true.
 SETTLED_MONEY_STATUSES = (ActionRecord.Status.APPROVED, ActionRecord.Status.DONE)
-
-
+# An order the shop has already cancelled or taken back is a record too ("HR… · 취소완료" in a listing).
 SETTLED_ORDER_STATUSES = (Order.Status.CANCELLED, Order.Status.RETURNED)
 
 
 def money_claims_check(claims: list[Claim], *, customer_id: str, order_ids: Iterable[str] | None = None) -> list[Claim]:
-    """Which of these claims the customer's records do not make true (two queries; none without claims)."""
+    """Which of these claims the customer's records do not make true (two queries; none without claims).
+    Each claim is checked against the orders it names — by id, product word or nickname, or request number —
+    else the orders in `order_ids`; see actions.claims.claims_unsupported."""
     if not claims:
         return []
-    approved = [
-        MoneyFact(order_id, amount)
-        for order_id, amount in ActionRecord.objects.filter(
-            customer_id=customer_id, kind__in=ActionRecord.MONEY_KINDS, status__in=SETTLED_MONEY_STATUSES
-        ).values_list("order_id", "refund_amount")
-    ]
-    orders = list(Order.objects.filter(customer_id=customer_id).values_list("order_id", "status"))
-    unsupported = claims_unsupported(
-        claims, approved=approved, customer_order_ids=[o for o, _ in orders], order_ids=order_ids
+    records = list(
+        ActionRecord.objects.filter(customer_id=customer_id).values_list(
+            "pk", "order_id", "kind", "status", "refund_amount"
+        )
     )
-    # An order the shop has already cancelled or taken back is a record too: "HR… · 취소완료" in an order
-    # listing states that order's status and promises nothing. Only for a sentence that names such orders and
-    # no others — a customer's old returned order never excuses a promise about a new request.
-    settled = {o.upper() for o, state in orders if state in SETTLED_ORDER_STATUSES}
-    named = {o.upper() for o, _ in orders}
-    return [c for c in unsupported if not _names_only(c.sentence.upper(), settled, named)]
-
-
-def _names_only(sentence: str, settled: set[str], known: set[str]) -> bool:
-    mentioned = {o for o in known if o in sentence}
-    return bool(mentioned) and mentioned <= settled
+    numbers: dict[str, list[str]] = {}
+    approved = []
+    for pk, order_id, kind, status, amount in records:
+        numbers.setdefault(order_id, []).append(format_number("A", pk))
+        if kind in ActionRecord.MONEY_KINDS and status in SETTLED_MONEY_STATUSES:
+            approved.append(MoneyFact(order_id, amount))
+    orders = []
+    for order_id, amount, status, name in Order.objects.filter(customer_id=customer_id).values_list(
+        "order_id", "amount", "status", "product__name"
+    ):
+        names, on_order = tuple(product_words(name or "")), tuple(numbers.get(order_id, ()))
+        orders.append(OrderFact(order_id, amount, names=names, numbers=on_order))
+        if status in SETTLED_ORDER_STATUSES:
+            approved.append(MoneyFact(order_id, amount))
+    return claims_unsupported(claims, approved=approved, orders=orders, order_ids=order_ids)
 
 
 def money_claims_unsupported(text: str, *, customer_id: str, order_ids: Iterable[str] | None = None) -> list[Claim]:
@@ -65,3 +67,24 @@ def money_claims_unsupported(text: str, *, customer_id: str, order_ids: Iterable
     APPROVED/DONE refund or cancellation of the customer's (for the orders named, else `order_ids`, else any
     of theirs) says so. Text with no money claim costs no query."""
     return money_claims_check(find_money_claims(text), customer_id=customer_id, order_ids=order_ids)
+
+
+# Put in place of what a model wrote that the records do not make true (a ticket summary, a request's reason).
+CLAIM_REMOVED = "(확인되지 않은 환불·취소 안내는 제외했습니다)"
+
+
+def money_claims_strip(text: str, *, customer_id: str, order_ids: Iterable[str] | None = None) -> tuple[str, int]:
+    """`text` without the sentences that say money moved when the records do not say so, for model-written
+    words a customer will read as the desk's (a ticket's summary, a request's reason). Returns the text and how
+    many sentences went; a text that was nothing but such sentences becomes CLAIM_REMOVED."""
+    unsupported = money_claims_unsupported(text, customer_id=customer_id, order_ids=order_ids)
+    if not unsupported:
+        return text, 0
+    kept, last = [], 0
+    for claim in sorted(unsupported, key=lambda c: c.start):
+        if claim.start >= last:
+            kept.append(text[last : claim.start])
+            last = claim.end
+    kept.append(text[last:])
+    stripped = " ".join(" ".join(kept).split())
+    return (f"{stripped} {CLAIM_REMOVED}" if stripped else CLAIM_REMOVED), len(unsupported)

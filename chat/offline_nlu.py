@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from common.tokenize import Morpheme, morphemes
+from orders.policy import product_words
 
 # --- vocabulary ----------------------------------------------------------------------------------
 ORDERS, TRACK, ADDRESS, EXCHANGE, REFUND, CANCEL, TICKET, HANDOFF, REQUESTS = (
@@ -555,24 +556,7 @@ def _motive(a: Analysed) -> bool:
 
 
 # --- slots: orders ---------------------------------------------------------------------------------
-_PRODUCT_SYNONYMS: dict[str, tuple[str, ...]] = {
-    "운동화": ("운동화", "신발", "스니커즈", "슈즈", "쿠션화", "런닝화"),
-    "텀블러": ("텀블러", "컵", "보온병", "물병", "텀블"),
-    "이어폰": ("이어폰", "이어버드", "무선이어폰", "블루투스이어폰", "버즈", "이어팟"),
-    "티셔츠": ("티셔츠", "티", "반팔", "면티", "셔츠", "티샤쓰"),
-    "백팩": ("백팩", "가방", "책가방", "배낭"),
-    "스피커": ("스피커", "블투스피커"),
-    "매트": ("매트", "요가매트", "매트리스"),
-}
 _ANAPHORA = ("그거", "그것", "그", "아까", "방금", "같은", "저거", "이거", "그걸", "그게", "해당", "위", "말씀")
-
-
-def product_words(product_name: str) -> list[str]:
-    words = [w for w in product_name.split() if len(w) >= 2]
-    out = [product_name.replace(" ", "")] + words
-    for word in words:
-        out += _PRODUCT_SYNONYMS.get(word, ())
-    return list(dict.fromkeys(out))
 
 
 def order_ids(text: str) -> list[str]:

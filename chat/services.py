@@ -167,8 +167,18 @@ def _answer(
 def _unsupported_claims(customer: Customer, outcome: AgentOutcome) -> list[Claim]:
     """The reply's money claims that neither this turn's tools nor the customer's records make true. The
     orders the tools touched are the claim's context: a refund approved on another order does not count."""
-    order_ids = [str(c.result["order_id"]) for c in outcome.calls if c.result.get("order_id")]
+    order_ids = [order_id for c in outcome.calls for order_id in _result_order_ids(c.result)]
     return money_claims_unsupported(outcome.reply, customer_id=customer.pk, order_ids=order_ids or None)
+
+
+def _result_order_ids(result: dict) -> list[str]:
+    """The orders a tool result is about: its own, and those of the requests or orders it lists."""
+    ids = [result.get("order_id")]
+    for key in ("actions", "orders"):
+        items = result.get(key)
+        if isinstance(items, list):
+            ids += [item.get("order_id") for item in items if isinstance(item, dict)]
+    return [str(i) for i in ids if i]
 
 
 def _reply_not_stored(

@@ -22,7 +22,7 @@ import json
 import logging
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -32,7 +32,7 @@ from actions import services
 from actions.errors import Refused
 from actions.models import ActionRecord
 from actions.policy import days_since
-from actions.selectors import action_record_list, action_record_summary_masked
+from actions.selectors import action_record_list, action_record_summary_masked, money_claims_strip
 from common.actors import Actor
 from common.clock import today
 from common.errors import DomainError, NotFound
@@ -103,6 +103,7 @@ class ToolContext:
     # The conversation so far, for a handoff ticket (read only when one is opened).
     transcript: Callable[[], str] | None = None
     turn_ticket: Ticket | None = None  # the one ticket this turn opened or found (at most one per turn)
+    turn_orders: list[str] = field(default_factory=list)  # the orders this turn's calls were about, in order
 
 
 Handler = Callable[[ToolContext, Any], dict]
@@ -258,6 +259,12 @@ class ToolRegistry:
         return [tool.spec() for tool in self._tools.values()]
 
     def call(self, name: str, arguments: str | dict | None) -> dict:
+        result = self._call(name, arguments)
+        if result.get("order_id"):
+            self.context.turn_orders.append(str(result["order_id"]))
+        return result
+
+    def _call(self, name: str, arguments: str | dict | None) -> dict:
         tool = self._tools.get(name)
         if tool is None:
             return {
@@ -330,6 +337,18 @@ def change_shipping_address(ctx: ToolContext, args: ChangeAddressArgs) -> dict:
     )
 
 
+def _customer_bound(ctx: ToolContext, text: str, *, order_id: str | None = None) -> str:
+    """A model-written text the customer will read (a request's reason, a ticket's summary) without what it
+    says about money that the records do not say: the model cannot promise a refund through a field."""
+    if not text:
+        return text
+    orders = [order_id] if order_id else ctx.turn_orders
+    kept, removed = money_claims_strip(text, customer_id=ctx.customer.pk, order_ids=orders or None)
+    if removed:
+        log.warning("tool.claim_stripped customer_id=%s order_id=%s claims=%d", ctx.customer.pk, order_id, removed)
+    return kept
+
+
 @agent_tool(
     "request_exchange",
     "[직접 처리] 배송 완료된 주문을 같은 상품의 다른 옵션으로 교환 접수한다. "
@@ -343,7 +362,7 @@ def request_exchange(ctx: ToolContext, args: ExchangeArgs) -> dict:
         order_id=args.order_id,
         new_option=args.new_option,
         reason_category=args.reason_category,
-        reason=args.reason,
+        reason=_customer_bound(ctx, args.reason, order_id=args.order_id),
         actor=ctx.actor,
     )
     return record_result(record, new_option=record.detail["new_option"], message="교환을 접수했습니다.")
@@ -361,8 +380,8 @@ def request_refund(ctx: ToolContext, args: RefundArgs) -> dict:
         customer=ctx.customer,
         order_id=args.order_id,
         reason_category=args.reason_category,
-        reason=args.reason,
-        note=args.note,
+        reason=_customer_bound(ctx, args.reason, order_id=args.order_id),
+        note=_customer_bound(ctx, args.note, order_id=args.order_id),
         actor=ctx.actor,
     )
     record = outcome.record
@@ -383,6 +402,7 @@ def request_refund(ctx: ToolContext, args: RefundArgs) -> dict:
     label="상담 요청 접수",
 )
 def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
+    summary = _customer_bound(ctx, args.summary)
     created = False
     if ctx.turn_ticket is not None:
         ticket = ctx.turn_ticket
@@ -391,22 +411,22 @@ def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
             customer=ctx.customer,
             chat_conversation_id=ctx.conversation_id,
             category=args.category,
-            subject=args.summary,
-            body=args.summary,
+            subject=summary,
+            body=summary,
             source=Ticket.Source.AGENT,
             author=ctx.customer.user,
             transcript=ctx.transcript() if ctx.transcript is not None else "",
         )
         if not created and ticket.status == Ticket.Status.ANSWERED:
             # Asked again after an operator answered: the request goes back to a person (reopened).
-            ticket_message_add(ticket=ticket, body=args.summary, author=ctx.customer.user)
+            ticket_message_add(ticket=ticket, body=summary, author=ctx.customer.user)
             ticket.refresh_from_db()
     else:
         ticket = ticket_create(
             customer=ctx.customer,
             category=args.category,
-            subject=args.summary,
-            body=args.summary,
+            subject=summary,
+            body=summary,
             source=Ticket.Source.AGENT,
             author=ctx.customer.user,
         )
