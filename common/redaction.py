@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
+from common.text import Folded
+
 TOKEN = "[토큰]"
 PASSWORD = "[비밀번호]"
 CARD = "[카드번호]"
@@ -38,8 +40,24 @@ STACK = "[스택트레이스 생략]"
 ADDRESS = "[주소]"
 RRN = "[주민등록번호]"
 ACCOUNT = "[계좌번호]"
+PASSPORT = "[여권번호]"
+CARD_DETAIL = "[카드정보]"  # a card's expiry or security code
 
-MARKERS = (TOKEN, PASSWORD, CARD, PHONE, EMAIL, INTERNAL_URL, IP_ADDRESS, STACK, ADDRESS, RRN, ACCOUNT)
+MARKERS = (
+    TOKEN,
+    PASSWORD,
+    CARD,
+    PHONE,
+    EMAIL,
+    INTERNAL_URL,
+    IP_ADDRESS,
+    STACK,
+    ADDRESS,
+    RRN,
+    ACCOUNT,
+    PASSPORT,
+    CARD_DETAIL,
+)
 
 
 def has_marker(text: str) -> bool:
@@ -95,6 +113,20 @@ _JWT = re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}(?:\.[A-Za-z0-9_-]*
 _API_KEY = re.compile(
     r"\b(?:sk|pk|rk)[-_](?:live[-_]|test[-_]|proj[-_])?[A-Za-z0-9_-]{16,}"
     r"|\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{20,}\b|\bxox[abprs]-[A-Za-z0-9-]{10,}"
+    # The desk's own: a shop's API key and webhook signing secret (integration.services).
+    r"|\b(?:csk|whsec)_[A-Za-z0-9_-]{16,}"
+)
+# A secret introduced in words, without "=": 비밀번호는 qwer1234!, 비번 abcd9876이에요, PIN 4821, 인증번호 482913.
+# The value is ASCII with a digit or a symbol in it, so "비밀번호 변경" or "password reset" stay.
+_SECRET_WORDS = (
+    r"비밀\s?번호|비번|패스워드|패스코드|암호|password|passwd|passcode|passphrase|pwd|\bpw|\bPIN|핀\s?(?:번호|넘버|코드)?"
+    r"|인증\s?번호|\bOTP|일회용\s?비밀번호"
+)
+_SECRET_WORDY = re.compile(
+    rf"(?P<key>{_SECRET_WORDS})"
+    r"(?P<gap>(?:[\s:=：]|->|→|[가-힣]|\b(?:is|was|code|number|no)\b\.?){0,24}?)"
+    r"(?P<val>(?![\[(])(?=[!-~]*[0-9!@#$%^&*?_+=~])[!-~]{3,40}?)(?=[가-힣\s,)]|[.!?]?(?:\s|$)|$)",
+    re.IGNORECASE,
 )
 _PASSWORD_KEYS = r"password|passwd|pwd|비밀번호"
 _SECRET_KEYS = (
@@ -142,8 +174,8 @@ _ACCOUNT_GROUPED = re.compile(_EDGE + r"\d{2,6}(?:-\d{2,7}){2,3}" + _END)
 # ids like HR20260721001 are glued to letters and amounts like 38,000원 use commas, so neither matches.
 _CARD = re.compile(_EDGE + r"\d(?:[ -]?\d){12,18}" + _END)
 _EMAIL = re.compile(
-    r"(?=[A-Za-z0-9._%+-])(?:(?<=\\[nrt])|(?<![\\A-Za-z0-9._%+-]))"
-    r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
+    r"(?=[\w.%+-])(?:(?<=\\[nrt])|(?<![\\\w.%+-]))"
+    r"[\w.%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
 )
 
 # Street addresses, 도로명 (서울특별시 송파구 올림픽로 300, 101동 1502호; 송파구 올림픽로35가길 10) and 지번
@@ -168,8 +200,50 @@ _DETAIL = (
     r"|[가-힣A-Za-z0-9]{0,12}(?:아파트|빌라|맨션|타워|오피스텔|빌딩|하이츠|캐슬|자이|래미안|푸르지오|힐스테이트|아이파크)))*"
 )
 _ADDRESS = re.compile(
-    rf"(?=[가-힣])(?:{_SIDO}\s+(?:{_SIGUNGU}\s+){{0,2}}|(?:{_SIGUNGU}\s+){{1,3}})(?:{_EUPMYEON}\s+)?"
+    rf"(?=[가-힣])(?:{_SIDO}\s*(?:{_SIGUNGU}\s*){{0,2}}|(?:{_SIGUNGU}\s*){{1,3}})(?:{_EUPMYEON}\s*)?"
     rf"(?:{_ROAD}|{_DONGRI})\s*(?:지하\s*)?(?:산\s*)?\d{{1,5}}(?:-\d{{1,4}})?(?:\s*번지)?{_NOT_COUNT}{_DETAIL}"
+)
+
+# Korean passports (M12345678, and one or two letters + 7-8 digits next to the word 여권/passport).
+_PASSPORT_WORDED = re.compile(
+    r"(?P<word>여권|passport)(?P<gap>[^\n\dA-Za-z]{0,15}(?:번호|no\.?|number)?[^\n\dA-Za-z]{0,6})"
+    r"(?P<val>(?<![A-Za-z0-9])[A-Za-z]{1,2}\d{7,8})(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+_PASSPORT = re.compile(r"(?<![A-Za-z0-9])[MSRODGmsrodg]\d{8}(?![A-Za-z0-9])")
+# A resident number told in halves: 앞자리 900101, 뒷자리 1234567 (each half is the person's).
+_RRN_FRONT = re.compile(
+    r"(?P<word>주민(?:등록)?\s?(?:번호)?|앞\s?(?:6\s?)?자리|앞\s?번호|생년월일)(?P<gap>(?:[^\d\n]|6\s?자리){0,15}?)"
+    r"(?P<val>(?<!\d)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))(?!\d)"
+)
+# The second half right after a first half already masked: 주민번호 900101 다시 1234567.
+_RRN_SECOND = re.compile(re.escape(RRN) + r"(?P<gap>[^\d\n]{0,10}?)(?P<val>(?<!\d)[1-8]\d{6})(?!\d)")
+_RRN_BACK = re.compile(
+    r"(?P<word>뒷\s?(?:7\s?)?자리|뒷\s?번호|뒤\s?(?:7\s?)?자리|뒤\s?번호)(?P<gap>(?:[^\d\n]|7\s?(?:자리|개)){0,15}?)"
+    r"(?P<val>(?<!\d)[1-8]\d{6})(?!\d)"
+)
+# A card's expiry and security code, labelled, or right after a card number.
+_CARD_EXPIRY = re.compile(
+    r"(?P<word>유효\s?기간|유효|만료(?:일)?|exp(?:iry|ires|\.)?|valid(?:\s?thru)?|MM/YY)(?P<gap>[^\d\n]{0,8}?)"
+    r"(?P<val>\d{4}\s?년\s?\d{1,2}\s?월|\d{1,2}\s?월\s?\d{2,4}\s?년?|\d{2}\s?[/.-]\s?\d{2,4}|\d{4})(?!\d)",
+    re.IGNORECASE,
+)
+_CARD_CODE = re.compile(
+    r"(?P<word>CVC|CVV2?|CID|보안\s?코드|시큐리티\s?코드|카드\s?뒷면(?:\s?\d\s?자리)?|뒷면\s?\d\s?자리)"
+    r"(?P<gap>[^\d\n]{0,8}?)(?P<val>(?<!\d)\d{3,4})(?!\d)",
+    re.IGNORECASE,
+)
+# After a masked card number, in the same sentence: an MM/YY (or MMYY) and a three or four digit code.
+_AFTER_CARD = re.compile(re.escape(CARD) + r"(?P<tail>[^\n.!?]{0,40}?)(?=$|[\n.!?])")
+_EXPIRY_OR_CODE = re.compile(r"(?<![\d/.-])(?:\d{2}\s?[/-]\s?\d{2,4}|\d{3,4})(?![\d/.-])")
+# A home told without a road: 래미안아파트 101동 1203호, 은마아파트 3동 402호, 101동 1502호.
+_BUILDING = (
+    r"[가-힣A-Za-z0-9]{0,10}(?:아파트|빌라|맨션|타워|오피스텔|빌딩|하이츠|캐슬|자이|래미안|푸르지오|힐스테이트|아이파크"
+    r"|더샵|e편한세상|주공\d*단지|주공|단지|팰리스|리버뷰|파크뷰|하우스|원룸|기숙사)"
+)
+_HOME = re.compile(
+    rf"(?:{_BUILDING}\s*,?\s*)?(?<![\d-])(?:\d{{1,4}}|(?<![가-힣A-Za-z])[A-Za-z가나다라마바사])\s*동\s*,?\s*\d{{1,5}}\s*호"
+    rf"|{_BUILDING}\s*,?\s*(?:\d{{1,4}}\s*동|\d{{1,5}}\s*호)"
 )
 
 # Dict keys whose whole value is sensitive, whatever it looks like (redact_obj).
@@ -241,17 +315,43 @@ def _replace_grouped_account(match: re.Match[str]) -> str:
     return ACCOUNT if 10 <= digits <= 16 else match.group(0)
 
 
+def _masked_group(marker: str) -> Callable[[re.Match[str]], str]:
+    """Keep a match's label and gap (여권번호 …, 뒷자리 …, CVC …) and mask only its value."""
+
+    def replace(match: re.Match[str]) -> str:
+        return f"{match.group('word')}{match.group('gap')}{marker}"
+
+    return replace
+
+
+def _replace_secret_words(match: re.Match[str]) -> str:
+    return f"{match.group('key')}{match.group('gap')}{PASSWORD}"
+
+
+def _replace_after_card(match: re.Match[str]) -> str:
+    return CARD + _EXPIRY_OR_CODE.sub(CARD_DETAIL, match.group("tail"))
+
+
 _Step = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
 _NUMBER_STEPS: tuple[_Step, ...] = (
     (_EMAIL, EMAIL),
     (_RRN, RRN),
+    (_RRN_FRONT, _masked_group(RRN)),
+    (_RRN_BACK, _masked_group(RRN)),
+    (_RRN_SECOND, lambda m: f"{RRN}{m.group('gap')}{RRN}"),
+    (_PASSPORT_WORDED, _masked_group(PASSPORT)),
+    (_PASSPORT, PASSPORT),
     (_ACCOUNT_AFTER_WORD, _replace_account_after_word),
     (_CARD_STRICT, CARD),
     (_PHONE, PHONE),
     (_ACCOUNT_GROUPED, _replace_grouped_account),
     (_CARD, CARD),
+    (_CARD_EXPIRY, _masked_group(CARD_DETAIL)),
+    (_CARD_CODE, _masked_group(CARD_DETAIL)),
+    (_AFTER_CARD, _replace_after_card),
 )
 _ADDRESS_STEP: _Step = (_ADDRESS, ADDRESS)
+_HOME_STEP: _Step = (_HOME, ADDRESS)
 _PERSONAL_STEPS: tuple[_Step, ...] = (
     (_URL_USERINFO, TOKEN + "@"),
     (_BEARER, lambda m: f"{m.group(1)} {TOKEN}"),
@@ -259,8 +359,10 @@ _PERSONAL_STEPS: tuple[_Step, ...] = (
     (_API_KEY, TOKEN),
     (_HEX40, TOKEN),
     (_KEY_VALUE, _replace_key_value),
+    (_SECRET_WORDY, _replace_secret_words),
     *_NUMBER_STEPS,
     _ADDRESS_STEP,
+    _HOME_STEP,
 )
 _STEPS: tuple[_Step, ...] = (
     (_PY_TRACEBACK, STACK),
@@ -275,15 +377,138 @@ _STEPS: tuple[_Step, ...] = (
     (_IPV4, IP_ADDRESS),
     *_PERSONAL_STEPS[1:],  # URL credentials are handled by _replace_url above
 )
-_STEPS_KEEPING_ADDRESSES: tuple[_Step, ...] = tuple(step for step in _STEPS if step is not _ADDRESS_STEP)
+_STEPS_KEEPING_ADDRESSES: tuple[_Step, ...] = tuple(
+    step for step in _STEPS if step is not _ADDRESS_STEP and step is not _HOME_STEP
+)
+
+
+# --- normalising first: the forms people write numbers and addresses in ---------------------------------------
+
+_SPOKEN_DIGITS = {"공": "0", "영": "0", "빵": "0", "일": "1", "이": "2", "삼": "3", "사": "4", "오": "5"}
+_SPOKEN_DIGITS |= {"육": "6", "륙": "6", "칠": "7", "팔": "8", "구": "9"}
+_SPOKEN = "".join(_SPOKEN_DIGITS)
+# Numbers read aloud (공일공 일이삼사 오육칠팔, 구공공일공일 다시 일이삼사오육칠): a run of seven or more digit
+# words or digits with at least three words, separated by spaces or dashes at most.
+_SPOKEN_RUN = re.compile(rf"[{_SPOKEN}0-9](?:[ \t.·_/-]{{0,3}}[{_SPOKEN}0-9]){{5,}}")
+# A one-syllable word after the number is a particle or copula, not a digit: 팔구공일 이에요.
+_SPOKEN_TAIL = re.compile(r"[ \t.·_/-]+[이일사오]$")
+# Dashes of every kind between digits (010–1234–5678, 010ㅡ1234ㅡ5678), and spaces around a dash.
+_DASHES = "\\-\u058a\u05be\u1400\u1806\u2010-\u2015\u2212\u2e17\u2e1a\u2e3a\u2e3b\u2e40\u301c\u3030\u30a0\u30fc"
+_DASHES += "\u3161\u1173\u4e00\ufe31\ufe32\ufe58\ufe63\uff0d\u2500\u2501~"
+_DIGIT_DASH = re.compile(rf"(?<=\d)[ \t]*[{_DASHES}][ \t]*(?=\d)")
+# Underscores and slashes in a phone-shaped number (010_1234_5678, 010/1234/5678).
+_DIGIT_GLUE = re.compile(r"(?<![\d/_])(\d{2,4})[_/](\d{3,4})[_/](\d{4})(?![\d/_])")
+# A parenthesised area code: (010)1234-5678, (02) 123-4567.
+_AREA = re.compile(r"\(\s*(0\d{1,2})\s*\)\s*(?=\d)")
+# Every digit on its own: 0 1 0 1 2 3 4 5 6 7 8.
+_SPACED_DIGITS = re.compile(r"(?<![\d])\d{1,4}(?:[ \t]{1,3}\d{1,4}){4,}(?![\d])")
+# E-mail written around the filters: (at) [at] {at} 골뱅이 " @ ", (dot) [dot] 닷 쩜, 닷컴.
+_DOT = r"(?:[(\[{<]\s*dot\s*[)\]}>]|\s+dot\s+|닷|쩜)"
+_AT_WORD = re.compile(
+    r"[ \t]*(?:[(\[{<]\s*at\s*[)\]}>]|골뱅이(?:표)?|골뱅|(?<=[A-Za-z0-9])[ \t]*(?:앳|엣)(?=[ \t]*[A-Za-z]))[ \t]*"
+    r"|(?<=[A-Za-z0-9])[ \t]+at[ \t]+(?=[A-Za-z0-9-]+[ \t]+dot[ \t]+[A-Za-z])"  # jihoon at example dot com
+    r"|[ \t]+@[ \t]*|[ \t]*@[ \t]+",
+    re.IGNORECASE,
+)
+_DOT_WORD = re.compile(
+    rf"(?<=[A-Za-z0-9])[ \t]*(?:{_DOT}|점(?=\s*(?:컴|넷|케이알|씨오|com|net|kr|co)\b))[ \t]*(?=[A-Za-z0-9컴넷케씨])",
+    re.IGNORECASE,
+)
+_KOREAN_TLD = re.compile(r"(?<=\.)(?:컴|넷|케이알|씨오)")
+_TLD = {"컴": "com", "넷": "net", "케이알": "kr", "씨오": "co"}
+_KOREAN_MAIL_HOSTS = re.compile(r"(?<=@)(?:지메일|네이버|한메일|다음|네이트|카카오)")
+_MAIL_HOSTS = {"지메일": "gmail", "네이버": "naver", "한메일": "hanmail", "다음": "daum", "네이트": "nate"}
+_MAIL_HOSTS["카카오"] = "kakao"
+
+
+def _spaced(run: str) -> str:
+    """0 1 0 1 2 3 4 … (mostly single digits, nine or more): one number. Anything else stays as it is."""
+    groups = run.split()
+    if sum(len(g) == 1 for g in groups) * 2 < len(groups) or sum(map(len, groups)) < 9:
+        return run
+    return "".join(groups)
+
+
+def _spoken(match: re.Match[str]) -> str:
+    run = match.group(0)
+    tail = _SPOKEN_TAIL.search(run)
+    if tail:
+        run = run[: tail.start()]
+    if sum(ch in _SPOKEN_DIGITS for ch in run) < 3 or sum(not ch.isspace() for ch in run) < 6:
+        return match.group(0)
+    digits = re.sub(r"[ \t.·_/]+", "-", "".join(_SPOKEN_DIGITS.get(ch, ch) for ch in run))
+    return digits + (tail.group(0) if tail else "")
+
+
+_NORMALISE: tuple[_Step, ...] = (
+    (_SPOKEN_RUN, _spoken),
+    (_AREA, r"\1-"),
+    (_DIGIT_DASH, "-"),
+    (_DIGIT_GLUE, r"\1-\2-\3"),
+    (_SPACED_DIGITS, lambda m: _spaced(m.group(0))),
+    (_AT_WORD, "@"),
+    (_DOT_WORD, "."),
+    (_KOREAN_TLD, lambda m: _TLD[m.group(0)]),
+    (_KOREAN_MAIL_HOSTS, lambda m: _MAIL_HOSTS[m.group(0)]),
+)
+
+
+def _view(text: str) -> Folded:
+    """`text` as the patterns read it: NFKC (full-width digits and ＠), invisible characters gone, and the
+    written-around forms above folded into the forms the patterns know; with the way back to `text`."""
+    view = Folded.of(text)
+    for pattern, replacement in _NORMALISE:
+        view = view.sub(pattern, replacement)
+    return view
+
+
+def _common_ends(old: str, new: str) -> tuple[int, int]:
+    """Lengths of the common prefix and suffix of `old` and `new` (not overlapping)."""
+    limit = min(len(old), len(new))
+    prefix = 0
+    while prefix < limit and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
+        suffix += 1
+    return prefix, suffix
 
 
 def _apply(steps: tuple[_Step, ...], text: str) -> str:
+    """Run the steps on the normalised view, then replace in `text` only what they masked: the rest of the text
+    reaches the model as the customer wrote it (a full-width ９ or "공일공" outside a number stays)."""
     if not text:
         return text
+    view = _view(text)
+    spans: list[tuple[int, int, str]] = []
     for pattern, replacement in steps:
-        text = pattern.sub(replacement, text)
-    return text
+        current = view
+
+        def record(match: re.Match[str], current: Folded = current, replacement=replacement) -> str:
+            old = match.group(0)
+            new = replacement if isinstance(replacement, str) else replacement(match)
+            if new != old:
+                prefix, suffix = _common_ends(old, new)
+                start, end = match.start() + prefix, match.end() - suffix
+                if end > start:
+                    spans.append((*current.span(start, end), new[prefix : len(new) - suffix]))
+            return new
+
+        view = current.sub(pattern, record)
+    if not spans:
+        return text
+    out: list[str] = []
+    last = 0
+    for start, end, marker in sorted(spans):
+        if start < last:  # inside what an earlier step already masked
+            if end > last:
+                last = end
+            continue
+        out.append(text[last:start])
+        out.append(marker)
+        last = end
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _check_keep(keep: frozenset[str]) -> None:

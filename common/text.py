@@ -64,24 +64,35 @@ class Folded:
         return cls(source, "".join(out), tuple(origin))
 
     def sub(self, pattern: re.Pattern[str], replace: str | Callable[[re.Match[str]], str]) -> Folded:
-        """A regex substitution on `text` that keeps the way back: replacement characters point at the source
-        character the match started at."""
+        """A regex substitution on `text` that keeps the way back: the replacement's characters point into the
+        source characters of what they replace (an unchanged match keeps its own)."""
         out: list[str] = []
         origin: list[int] = []
         last = 0
         for match in pattern.finditer(self.text):
             out.append(self.text[last : match.start()])
             origin.extend(self.origin[last : match.start()])
-            new = replace if isinstance(replace, str) else replace(match)
-            new = match.expand(new) if isinstance(replace, str) else new
+            new = match.expand(replace) if isinstance(replace, str) else replace(match)
             out.append(new)
-            origin.extend([self.origin[match.start()]] * len(new))
+            origin.extend(self._spread(match.start(), match.end(), len(new)))
             last = match.end()
         if not out:
             return self
         out.append(self.text[last:])
         origin.extend(self.origin[last:])
         return Folded(self.source, "".join(out), (*origin,))
+
+    def _spread(self, start: int, end: int, size: int) -> list[int]:
+        """Origins for `size` characters that replace text[start:end]: spread over it in order, first to first
+        and last to last, so a span that ends inside a replacement still ends where the source did."""
+        width = end - start
+        if size == 0:
+            return []
+        if width == 0:
+            return [self.origin[start]] * size
+        if size == 1:
+            return [self.origin[start]]
+        return [self.origin[start + (i * (width - 1)) // (size - 1)] for i in range(size)]
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The source span of `text[start:end]` (end exclusive; an empty span stays empty)."""

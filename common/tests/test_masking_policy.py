@@ -237,3 +237,97 @@ def test_redact_known_replaces_free_form_values_that_match_no_pattern():
 
 def test_an_address_followed_by_a_particle_is_masked_whole():
     assert redact("서울시 마포구 양화로 45 101호로 바꿔 주세요") == f"{ADDRESS}로 바꿔 주세요"
+
+
+# Written around the patterns: every form a tester found reaching the model. Normalised first, then masked;
+# only the values go, the customer's other words stay as written.
+WRITTEN_AROUND = [
+    ("연락처는 (010)1234-5678 입니다", ["(010)1234-5678"]),
+    ("전화 (02) 345-6789 로 주세요", ["(02) 345-6789"]),
+    ("번호 010–2345–6789 로 연락 주세요", ["010–2345–6789"]),
+    ("제 폰 010—3456—7890이에요", ["010—3456—7890"]),
+    ("010 - 4567 - 8901 로 문자 주세요", ["010 - 4567 - 8901"]),
+    ("010/5678/9012 로 연락 바랍니다", ["010/5678/9012"]),
+    ("010_6789_0123 이 제 번호예요", ["010_6789_0123"]),
+    ("0 1 0 7 8 9 0 1 2 3 4 로 전화 주세요", ["0 1 0 7 8 9 0 1 2 3 4"]),
+    ("연락처 공일공-일이삼사-오육칠팔 입니다", ["공일공-일이삼사-오육칠팔"]),
+    ("배송 전에 공일공 구팔칠육 오사삼이로 전화 주세요", ["공일공 구팔칠육 오사삼이"]),
+    ("전화번호는 영일영 사오육칠 팔구공일 이에요", ["영일영 사오육칠 팔구공일"]),
+    ("번호는 ０１０－２２２２－３３３３ 입니다", ["０１０－２２２２－３３３３"]),
+    ("메일 jihoon.park(at)example.com 으로 보내 주세요", ["jihoon.park(at)example.com"]),
+    ("이메일은 minsu [at] naver [dot] com 입니다", ["minsu [at] naver [dot] com"]),
+    ("영수증은 soyeon 골뱅이 gmail 닷컴으로요", ["soyeon 골뱅이 gmail 닷컴"]),
+    ("메일주소 hana＠daum.net 입니다", ["hana＠daum.net"]),
+    ("주소는 kim.cs @ hanmail.net 이에요", ["kim.cs @ hanmail.net"]),
+    ("이메일 홍길동@example.co.kr 로 주세요", ["홍길동@example.co.kr"]),
+    ("jiwoo at example dot com 으로 연락 주세요", ["jiwoo at example dot com"]),
+    ("주민번호 구공공일공일 다시 일이삼사오육칠 입니다", ["구공공일공일 다시 일이삼사오육칠"]),
+    ("주민번호 앞자리 900101 뒷자리 1234567 이에요", ["900101", "1234567"]),
+    ("생년월일 880808 이고 뒤 7자리는 2345678입니다", ["880808", "2345678"]),
+    ("여권번호 M12345678 로 통관했어요", ["M12345678"]),
+    ("passport no. SC1234567 입니다", ["SC1234567"]),
+    ("여권은 m87654321 입니다", ["m87654321"]),
+    ("래미안아파트 101동 1203호로 보내 주세요", ["래미안아파트 101동 1203호"]),
+    ("은마아파트 3동 402호 앞에 두세요", ["은마아파트 3동 402호"]),
+    ("집은 205동 1101호예요", ["205동 1101호"]),
+    ("서울시강남구테헤란로152 로 변경해 주세요", ["서울시강남구테헤란로152"]),
+    ("비밀번호는 qwer1234! 입니다", ["qwer1234!"]),
+    ("비번 abcd9876이에요", ["abcd9876"]),
+    ("PIN 4821 입력했는데 안 돼요", ["4821"]),
+    ("password: Summer2026# 로 바꿨어요", ["Summer2026#"]),
+    ("인증번호 482913 받았어요", ["482913"]),
+    ("서명 키 whsec_AbCdEfGhIjKlMnOpQrStUvWx12 가 노출됐어요", ["whsec_AbCdEfGhIjKlMnOpQrStUvWx12"]),
+    ("API 키 csk_Zyxwvutsrqponmlkjihg9876_- 입니다", ["csk_Zyxwvutsrqponmlkjihg9876_-"]),
+    ("카드 4518-4212-3456-7890 유효기간 08/27 CVC 123", ["4518-4212-3456-7890", "08/27", "123"]),
+    ("카드번호 5412 7512 3412 3456, 만료 2028년 4월, 보안코드 987", ["5412 7512 3412 3456", "2028년 4월", "987"]),
+    ("4111111111111111 12/29 456 으로 결제했어요", ["4111111111111111", "12/29", "456"]),
+    ("010ㅡ1234ㅡ5678 로 전화 주세요", ["010ㅡ1234ㅡ5678"]),
+    ("010〜2345〜6789 로 연락 주세요", ["010〜2345〜6789"]),
+    ("010\u20101234\u20105678 번으로요", ["010\u20101234\u20105678"]),
+    ("0 1 0  9 8 7 6  5 4 3 2 로 주세요", ["0 1 0  9 8 7 6  5 4 3 2"]),
+    ("번호 010 1 2 3 4 5 6 7 8 입니다", ["010 1 2 3 4 5 6 7 8"]),
+    ("메일 min.ji 앳 gmail.com 으로요", ["min.ji 앳 gmail.com"]),
+    ("jh.lee 골뱅이표 naver.com 으로 보내주세요", ["jh.lee 골뱅이표 naver.com"]),
+    ("앞 6자리는 900101 이고 뒷번호 7자리는 1234567 입니다", ["900101", "1234567"]),
+    ("뒤 7자리 2345678 이에요", ["2345678"]),
+    ("현대빌라 나동 201호로 보내 주세요", ["현대빌라 나동 201호"]),
+    ("B동 302호로 배송해 주세요", ["B동 302호"]),
+    ("비번이 뭐냐면 zx12cv34 예요", ["zx12cv34"]),
+    ("my password is Hunter2024 please reset", ["Hunter2024"]),
+    ("PIN code 4821 doesn't work", ["4821"]),
+    ("핀번호 9911 맞나요?", ["9911"]),
+    ("passcode: 7788 입니다", ["7788"]),
+]
+
+# What looks like those but is the shop's own: dates, times, prices, order and request numbers, sizes.
+NOT_PERSONAL_EITHER = [
+    "7/25 에 받았고 8/1 에 반품했어요",
+    "2026.08.03 오후 2시-3시 사이 방문",
+    "주문 HR20260721001 화이트/260 1+1 행사",
+    "A00012 / T00007 건 확인 부탁드려요",
+    "12,900원짜리 2개, 총 25,800원",
+    "오늘 14:30 ~ 18:00 사이에 배송 예정",
+    "사이즈 260 → 270 교환",
+    "일일이 오이 사이로 포장해 주세요",
+    "비밀번호 변경은 어떻게 하나요?",
+    "at 3 pm please, thanks",
+    "101호 회의실에서 만나요",
+]
+
+
+@pytest.mark.parametrize(("text", "secrets"), WRITTEN_AROUND)
+def test_values_written_around_the_patterns_are_masked(text, secrets):
+    out = redact(text)
+    for secret in secrets:
+        assert secret not in out, out
+    assert redact(out) == out, "masking is idempotent"
+
+
+@pytest.mark.parametrize("text", NOT_PERSONAL_EITHER)
+def test_the_normalising_does_not_mask_what_only_looks_alike(text):
+    assert redact(text) == text
+
+
+def test_only_the_value_is_replaced_and_the_rest_stays_as_written():
+    text = "ＡＢＣ님, 번호 공일공-일이삼사-오육칠팔 으로 주세요 ㅋㅋ"
+    assert redact(text) == f"ＡＢＣ님, 번호 {PHONE} 으로 주세요 ㅋㅋ"
