@@ -39,6 +39,15 @@ def _invisible(char: str) -> bool:
     return char in _FILLERS or unicodedata.category(char) == "Cf"
 
 
+def _plain(source: str) -> bool:
+    """Nothing to fold: already NFKC, no format character (str.isprintable is False for them) and no filler."""
+    return (
+        unicodedata.is_normalized("NFKC", source)
+        and source.replace("\n", "").replace("\t", "").replace("\r", "").isprintable()
+        and not any(filler in source for filler in _FILLERS)
+    )
+
+
 @dataclass(frozen=True)
 class Folded:
     """`text` derived from `source`, and for each of its characters the index of the source character it came
@@ -51,6 +60,8 @@ class Folded:
     @classmethod
     def of(cls, source: str) -> Folded:
         """NFKC per character (full-width ６９，０００ → 69,000, ＠ → @), invisible characters dropped."""
+        if _plain(source):
+            return cls(source, source, tuple(range(len(source) + 1)))  # most text: nothing to fold
         out: list[str] = []
         origin: list[int] = []
         for index, char in enumerate(source):
