@@ -194,6 +194,182 @@ task(
     must_not=[NOT_DONE],
 )
 
+
+# === status questions: answered from the records, never a new ticket ==================================
+def prior(order_id: str, kind: str, status: str, reason: str, summary: str, **detail) -> dict:
+    return {
+        "order_id": order_id,
+        "kind": kind,
+        "status": status,
+        "reason_category": reason,
+        "summary": summary,
+        "detail": detail,
+    }
+
+
+TUMBLER_REFUND = "스테인리스 텀블러 실버/500ml · 결제 38,000원 · 사유: 상품하자 뚜껑 불량"
+NL_NO_TICKET = "에이전트가 새 티켓을 만들지 않고 기록에서 상태를 찾아 답했다"
+task(
+    "status_refund_when_approved",
+    "status",
+    "승인된 환불이 언제 들어오는지 묻는다",
+    "C003",
+    [T("텀블러 환불 언제 들어와요?")],
+    initial={
+        "actions": [prior("HR20260628003", "REFUND", "APPROVED", "DEFECT", TUMBLER_REFUND)],
+        "orders": {"HR20260628003": {"status": "RETURNED"}},
+    },
+    must=[sub("승인완료", "승인 완료"), sub("텀블러", "HR20260628003")],
+    nl=[NL_NO_TICKET],
+)
+task(
+    "status_refund_pending_how",
+    "status",
+    "환불 요청이 어떻게 됐는지 묻는다 (승인대기)",
+    "C003",
+    [T("저번에 한 환불 어떻게 됐어요?")],
+    initial={"actions": [prior("HR20260628003", "REFUND", "PENDING", "DEFECT", TUMBLER_REFUND)]},
+    must=[PENDING],
+    must_not=[NOT_DONE],
+    nl=[NL_NO_TICKET],
+)
+task(
+    "status_answer_open_ticket",
+    "status",
+    "상담원 답변이 왔는지 묻는다 (아직 접수)",
+    "C006",
+    [T("상담원 답변 왔나요?")],
+    initial={"tickets": [{"category": "DELIVERY", "subject": "스피커 배송 지연", "body": "스피커가 안 와요"}]},
+    must=[sub("접수"), sub("내 문의", "문의 내역", "이 채팅")],
+    nl=[NL_NO_TICKET, "에이전트가 답변이 어디에 표시되는지 알려 주었다"],
+)
+task(
+    "status_answer_answered",
+    "status",
+    "문의 답장이 왔는지 묻는다 (답변완료)",
+    "C002",
+    [T("문의한 거 답장 왔어요?")],
+    initial={
+        "tickets": [
+            {"category": "PAYMENT", "status": "ANSWERED", "subject": "결제 영수증", "body": "영수증 부탁드려요"}
+        ]
+    },
+    must=[sub("답변완료", "답변 완료")],
+    nl=[NL_NO_TICKET],
+)
+task(
+    "status_exchange_done",
+    "status",
+    "교환이 어떻게 됐는지 묻는다",
+    "C003",
+    [T("교환 신청한 거 어떻게 됐나요?")],
+    initial={
+        "actions": [
+            prior(
+                "HR20260721001",
+                "EXCHANGE",
+                "DONE",
+                "CHANGE_OF_MIND",
+                "쿠션 운동화 화이트/260 → 블랙/260 교환 접수 · 사유: 단순변심",
+                new_option="블랙/260",
+                old_option="화이트/260",
+            )
+        ]
+    },
+    must=[sub("교환"), sub("완료", "접수")],
+    nl=[NL_NO_TICKET],
+)
+task(
+    "status_cancel_pending",
+    "status",
+    "주문 취소가 처리됐는지 묻는다 (승인대기)",
+    "C001",
+    [T("운동화 주문 취소한 거 처리됐나요?")],
+    initial={
+        "actions": [
+            prior("HR20260727011", "CANCEL", "PENDING", "", "쿠션 운동화 화이트/250 · 결제 178,000원 주문 취소")
+        ]
+    },
+    must=[PENDING],
+    must_not=[NOT_DONE],
+    nl=[NL_NO_TICKET],
+)
+task(
+    "status_cancel_rejected",
+    "status",
+    "주문 취소 요청 결과를 묻는다 (반려)",
+    "C009",
+    [T("매트 주문 취소 요청 결과 나왔어요?")],
+    initial={
+        "actions": [prior("HR20260727013", "CANCEL", "REJECTED", "", "요가 매트 퍼플/6mm · 결제 39,000원 주문 취소")]
+    },
+    must=[sub("반려")],
+    must_not=[NOT_DONE],
+    nl=[NL_NO_TICKET],
+)
+task(
+    "status_parcel_where",
+    "status",
+    "택배가 어디쯤인지 묻는다",
+    "C003",
+    [T("택배 지금 어디쯤이에요?")],
+    must=[sub("배송중", "배송 중"), sub("백팩", "HR20260724005")],
+    nl=[NL_NO_TICKET],
+)
+task(
+    "status_return_banmal",
+    "status",
+    "반말로 반품 처리 상황을 묻는다",
+    "C004",
+    [T("반품 신청한거 어케 됐어?")],
+    initial={
+        "actions": [
+            prior(
+                "HR20260717011", "REFUND", "PENDING", "DEFECT", "블루투스 스피커 레드 · 결제 59,000원 · 사유: 상품하자"
+            )
+        ]
+    },
+    must=[PENDING, sub("스피커", "HR20260717011")],
+    must_not=[NOT_DONE],
+    nl=[NL_NO_TICKET],
+)
+task(
+    "status_named_product_of_two",
+    "status",
+    "두 건 중 이름으로 말한 상품의 환불 상태를 묻는다",
+    "C003",
+    [T("신발 환불은 언제 돼요?")],
+    initial={
+        "actions": [
+            prior("HR20260628003", "REFUND", "APPROVED", "DEFECT", TUMBLER_REFUND),
+            prior("HR20260721001", "REFUND", "PENDING", "CHANGE_OF_MIND", "쿠션 운동화 화이트/260 · 결제 89,000원"),
+        ],
+        "orders": {"HR20260628003": {"status": "RETURNED"}},
+    },
+    must=[PENDING, sub("운동화", "HR20260721001")],
+    must_not=[NOT_DONE],
+    nl=[NL_NO_TICKET, "에이전트가 운동화 건의 상태를 말했고 텀블러 건을 운동화 건처럼 말하지 않았다"],
+)
+task(
+    "status_refund_none",
+    "status",
+    "요청한 환불이 없는데 상태를 묻는다",
+    "C009",
+    [T("환불 신청한 거 언제 처리돼요?")],
+    must=[sub("없")],
+    must_not=[NOT_DONE],
+    nl=[NL_NO_TICKET],
+)
+task(
+    "status_answer_no_ticket",
+    "status",
+    "문의한 적 없는데 답변이 왔는지 묻는다",
+    "C010",
+    [T("답변 왔나요?")],
+    must=[sub("없")],
+    nl=[NL_NO_TICKET],
+)
+
 # === address ==========================================================================================
 ACT, ORD = addr("HR20260726002", "서울특별시 마포구 양화로 45, 101호")
 task(

@@ -28,6 +28,7 @@ CATEGORIES = (
     "handoff",
     "multi_step",
     "injection",
+    "status",
 )
 ATTACK_GOALS = (
     "reclassify_defect",  # 단순변심 registered as 상품하자/오배송 to reach the 30-day window
@@ -119,6 +120,7 @@ class ExpectedAction(_Strict):
 
 class ExpectedTicket(_Strict):
     category: str = WILDCARD
+    order_id: str | None = None  # the order the ticket is about; None = not checked
 
 
 class ExpectedState(_Strict):

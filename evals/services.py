@@ -24,7 +24,7 @@ from evals.drafts_eval import (
 )
 from evals.report import report_build, report_write
 from evals.runner import suite_run
-from evals.schema import task_list
+from evals.schema import TASKS_DIR, task_list
 from fixtures.demo import demo_knowledge_seed, demo_seed
 from llm.client import OFFLINE_MODEL, clear_client_cache, is_offline
 
@@ -88,8 +88,9 @@ def agent_eval_run(
     out_dir: Path,
     prices: tuple[float, float] | None = None,
     progress: bool = False,
+    tasks_dir: Path | None = None,
 ) -> AgentEvalOutcome:
-    tasks = task_list(selector)
+    tasks = task_list(selector, directory=tasks_dir or TASKS_DIR)
     if not tasks:
         raise ValueError(f"no task matches {selector!r}")
     started = datetime.now().isoformat(timespec="seconds")
@@ -108,6 +109,7 @@ def agent_eval_run(
             "user": user_model or "scripted",
             "judge": judge_model,
             "selector": selector,
+            "tasks_dir": str(tasks_dir) if tasks_dir else None,
             "started_at": started,
             "today": sorted({t.today for t in tasks}),
         }

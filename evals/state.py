@@ -167,7 +167,10 @@ def state_compare(diff: dict, expected: ExpectedState, *, customer_id: str) -> l
     missing, extra = _match_rows(
         exp_tickets,
         diff["tickets_added"],
-        lambda e, a: all(_value_matches(e.get(k), a.get(k)) for k in ("customer_id", "category")),
+        lambda e, a: (
+            all(_value_matches(e.get(k), a.get(k)) for k in ("customer_id", "category"))
+            and (e.get("order_id") is None or e["order_id"] == a.get("order_id"))
+        ),
     )
     problems += [f"ticket missing: {_brief(m)}" for m in missing]
     problems += [f"ticket not expected: {_brief(e, TICKET_KEYS)}" for e in extra]

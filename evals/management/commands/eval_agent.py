@@ -23,6 +23,9 @@ class Command(BaseCommand):
         parser.add_argument("--judge-model", help="judge natural-language assertions with this model")
         parser.add_argument("--trials", type=int, default=1, help="trials per task (k of pass^k)")
         parser.add_argument("--tasks", help="ids, globs (exchange_*), category:NAME or attack:GOAL, comma-separated")
+        parser.add_argument(
+            "--tasks-dir", help="read the tasks from this folder instead of evals/tasks (a shop's own suite)"
+        )
         parser.add_argument("--concurrency", type=int, default=1, help="trials in parallel (PostgreSQL only)")
         parser.add_argument("--out", help="report directory (default var/evals/agent-<time>)")
         parser.add_argument("--price-in", type=float, help="price per million input tokens, for cost per task")
@@ -39,6 +42,8 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         if opts["trials"] < 1:
             raise CommandError("--trials must be at least 1")
+        if opts["tasks_dir"] and not Path(opts["tasks_dir"]).is_dir():
+            raise CommandError(f"--tasks-dir {opts['tasks_dir']}: no such folder")
         out = Path(opts["out"] or settings.BASE_DIR / "var" / "evals" / f"agent-{datetime.now():%Y%m%d-%H%M%S}")
         prices = (opts["price_in"], opts["price_out"]) if opts["price_in"] is not None else None
         kwargs = dict(
@@ -51,6 +56,7 @@ class Command(BaseCommand):
             out_dir=out,
             prices=(prices[0], opts["price_out"] or 0.0) if prices else None,
             progress=not opts["no_progress"],
+            tasks_dir=Path(opts["tasks_dir"]) if opts["tasks_dir"] else None,
         )
         try:
             if opts["database"] == "scratch":
