@@ -278,7 +278,15 @@ def run_agent(messages: list[dict], available_tools: frozenset[str]) -> dict:
 
     if intent == nlu.REQUESTS:
         done = turn.result_of("get_my_requests")
-        return reply_requests(done.result) if done else call("get_my_requests", {})
+        if done is None:
+            return call("get_my_requests", {})
+        ticket = turn.result_of("create_ticket")
+        if ticket is not None:
+            return reply_ticket(ticket.result)
+        if _money_seen_missing(request, done.result):
+            # Approved or done, and the customer does not see the money: a person checks the payment.
+            return call("create_ticket", {"category": "결제", "summary": request.joined[:MAX_SUMMARY_LEN]})
+        return reply_status(done.result, request)
     if intent in (nlu.TICKET, nlu.HANDOFF):
         done = turn.result_of("create_ticket")
         if done:
@@ -529,6 +537,83 @@ def reply_requests(result: dict | None) -> dict:
     if tickets:
         parts.append("문의 티켓:\n" + "\n".join(_ticket_line(t) for t in tickets))
     return text("\n".join(parts))
+
+
+STATUS_KINDS = {
+    nlu.MONEY: ("환불요청", "주문취소요청"),
+    nlu.EXCHANGE_TOPIC: ("교환접수",),
+    nlu.ADDRESS_TOPIC: ("배송지변경",),
+}
+STATUS_NOUN = {nlu.MONEY: "환불·취소", nlu.EXCHANGE_TOPIC: "교환", nlu.ADDRESS_TOPIC: "배송지 변경"}
+SETTLED_LABELS = ("승인완료", "환불완료", "취소완료")
+WHERE_ANSWERS = "상담원 답변은 이 채팅과 '내 문의'에 표시됩니다."
+
+
+def _asked_about(request: Request, actions: list[dict]) -> list[dict]:
+    """The records the customer's question names by product, nickname or order id (all if none is named)."""
+    pseudo = [{"order_id": a.get("order_id"), "product_name": a.get("product_name", "")} for a in actions]
+    for text_ in request.newest_first:
+        named = {o["order_id"] for o in nlu.find_orders(text_, pseudo)}
+        if named:
+            return [a for a in actions if a.get("order_id") in named]
+    return actions
+
+
+def _money_seen_missing(request: Request, result: dict | None) -> bool:
+    """ "카드 취소가 아직 안 됐어요" about a refund or cancellation a person already approved: not a status to
+    repeat but a payment to check."""
+    current = request.texts[-1] if request.texts else ""
+    a = nlu.analyse(current)
+    if nlu.status_topic(a) != nlu.MONEY or not a.says(*nlu.MISSING):
+        return False
+    actions = [x for x in (result or {}).get("actions") or [] if isinstance(x, dict)]
+    money = [x for x in _asked_about(request, actions) if x.get("kind") in STATUS_KINDS[nlu.MONEY]]
+    return any(x.get("status") in SETTLED_LABELS for x in money)
+
+
+def reply_status(result: dict | None, request: Request) -> dict:
+    """A question about how far something got, answered from the records: the number, the status, what
+    happens next and where an answer will appear. Never a new ticket."""
+    if not result or not result.get("ok"):
+        return reply_failure(result)
+    topic = nlu.status_topic(request.texts[-1] if request.texts else "")
+    if topic is None:
+        return reply_requests(result)
+    actions = [a for a in result.get("actions") or [] if isinstance(a, dict)]
+    tickets = [t for t in result.get("tickets") or [] if isinstance(t, dict)]
+    if topic == nlu.ANSWER:
+        if not tickets:
+            return text("접수된 문의가 없습니다. 상담원과 이야기하시려면 '상담원 연결'이라고 말씀해 주세요.")
+        lines = [_ticket_status_line(t) for t in tickets[:5]]
+        return text("문의 처리 상황입니다.\n" + "\n".join(lines) + f"\n{WHERE_ANSWERS}")
+    if topic:
+        actions = [a for a in actions if a.get("kind") in STATUS_KINDS[topic]]
+    actions = _asked_about(request, actions)
+    if not actions and not (topic == "" and tickets):
+        noun = STATUS_NOUN.get(topic, "")
+        return text(f"접수된 {noun + ' ' if noun else ''}요청이 없습니다. {NEXT_STEP}")
+    lines = [_action_status_line(a) for a in actions[:5]]
+    if topic == "" and tickets:
+        lines += [_ticket_status_line(t) for t in tickets[:3]]
+    return text("처리 상황입니다.\n" + "\n".join(lines))
+
+
+def _action_status_line(action: dict) -> str:
+    product = action.get("product_name") or ""
+    head = f"- {product} ({action.get('order_id', '')})" if product else f"- {action.get('order_id', '')}"
+    line = f"{head} {action.get('kind', '')}: {action.get('status', '')} (처리번호 {action.get('action_id', '')})"
+    message = action.get("status_message")
+    return f"{line}. {message}" if message else line
+
+
+def _ticket_status_line(ticket: dict) -> str:
+    status = ticket.get("status", "")
+    line = f"- 문의 {ticket.get('ticket_id', '')} ({ticket.get('category', '')}): {status}"
+    if status == "답변완료":
+        return f"{line}. 답변이 도착했습니다."
+    if status == "종료":
+        return f"{line}. 상담이 끝난 문의입니다."
+    return f"{line}. 상담원이 확인하고 있습니다."
 
 
 def _action_line(action: dict) -> str:

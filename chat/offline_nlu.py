@@ -270,6 +270,103 @@ _ACCOUNT = ("로그인", "계정", "비밀번호", "비번", "아이디", "회�
 _COMPENSATION = ("보상", "배상", "피해")
 
 
+# What a status question is about (status_topic): the answer to a ticket, money, an exchange, an address.
+ANSWER, MONEY, EXCHANGE_TOPIC, ADDRESS_TOPIC = "answer", "money", "exchange", "address"
+_ANSWER_WORDS = ("답변", "답장", "회신", "답", "대답", "답글", "답신", "연락", "코멘트", "피드백")
+_MONEY_TOPIC = ("환불", "환급", "반품", "취소", "입금", "돈", "환불금", "카드", "결제")
+_STATUS_TOPICS = (*_MONEY_TOPIC, "교환", "요청", "신청", "접수", "변경", "처리", "배송지", "주소", "문의", "티켓")
+# Asking how far a thing got: 어떻게 됐어요, 어케 됐어, 처리됐나요, 언제 들어와요, 아직이에요.
+_PROGRESS_SAYS = (
+    "어떻게됐", "어떻게되었", "어떻게돼", "어떻게되고", "어떻게진행", "어케됐", "어케돼", "어찌됐", "어찌되었",
+    "어디까지", "처리됐", "처리되었", "처리된", "진행됐", "진행되었", "진행중", "진행상황", "됐나", "되었나",
+    "됐는지", "되었는지", "돼가", "되어가", "되고있", "들어와", "들어오", "들어왔", "들어올", "나왔", "나와",
+    "결과", "소식", "감감", "아직이", "언제돼", "언제되", "언제처리", "언제완료", "언제와", "언제오",
+    "승인났", "승인이났", "승인나", "접수됐", "접수된거", "맞죠", "맞나요", "반영됐", "반영되었",
+)  # fmt: skip
+# Asking for the thing itself, not about it: 환불해 주세요, 교환하고 싶어요, 취소할게요.
+_ASKING_FOR = (
+    "해주세요", "해줘", "해주", "해 주", "하고싶", "할게", "할래", "원해", "원합니다", "부탁", "하려", "하겠",
+    "해주실", "해주시", "할수있", "가능한가", "가능해", "할까", "하면",
+)  # fmt: skip
+# "환불 되나요?" asks whether it can be done — unless it asks when (환불 언제 돼요?).
+_CAN_IT = ("되나요", "돼요?", "되요?", "가능")
+_TOLD = (
+    "됐다고",
+    "되었다고",
+    "완료됐다고",
+    "완료되었다고",
+    "완료라고",
+    "처리됐다고",
+    "승인됐다고",
+    "됐다는",
+    "되었다는",
+    "문자",
+    "알림",
+    "메시지",
+    "카톡",
+    "메일",
+    "연락받",
+    "안내받",
+)
+MISSING = (
+    "안들어",
+    "아직안",
+    "안됐",
+    "안되었",
+    "반영안",
+    "반영이안",
+    "못받",
+    "안왔",
+    "안보여",
+    "그대로",
+    "없어요",
+    "없는데",
+    "안돌아",
+    "안 들어",
+)
+
+
+def money_missing(text: str | Analysed) -> bool:
+    """ "환불 됐다고 문자는 왔는데 돈이 아직 안 들어왔어요": money said to be back that the customer does not
+    see. A person must look at the payment; no tool can."""
+    a = text if isinstance(text, Analysed) else analyse(text)
+    return a.has(*_MONEY_TOPIC) and a.says(*MISSING) and (a.says(*_TOLD) or _past_claim(a))
+
+
+def _past_claim(a: Analysed) -> bool:
+    """환불이 완료됐는데 / 승인됐는데: the customer reports it was done (and then that something is missing)."""
+    return a.says("완료됐는데", "완료되었는데", "승인됐는데", "승인되었는데", "처리됐는데", "처리되었는데", "됐는데")
+
+
+def status_topic(text: str | Analysed) -> str | None:
+    """What a status question asks about, or None when the text asks for something rather than about it."""
+    a = text if isinstance(text, Analysed) else analyse(text)
+    if not a.ms:
+        return None
+    question = a.has("?") or any(_is_question(m) for m in a.ms)
+    if a.has(*_ANSWER_WORDS) and not a.has("연결", "통화", "바꾸"):
+        if a.has("오", "받", "있", "나오", "되", "언제", "아직") or question:
+            return ANSWER
+    if not a.has(*_STATUS_TOPICS) or a.says(*_ASKING_FOR) or (a.says(*_CAN_IT) and not a.has("언제")):
+        return None
+    past = any(m.tag == "EP" and m.form in ("었", "았", "였", "ᆻ") for m in a.ms)
+    if not (a.says(*_PROGRESS_SAYS) or (past and question) or (a.has("아직") and past)):
+        return None
+    if a.has(*_MONEY_TOPIC):
+        return MONEY
+    if a.has("교환"):
+        return EXCHANGE_TOPIC
+    if a.has("배송지", "주소", "변경"):
+        return ADDRESS_TOPIC
+    return ""  # about their requests in general
+
+
+def _is_question(m: Morpheme) -> bool:
+    return m.tag == "EF" and (
+        m.form.endswith(("나요", "까", "까요", "니", "냐", "나", "는지요", "죠")) or m.form == "어"
+    )
+
+
 def detect_intent(text: str | Analysed) -> str | None:
     a = text if isinstance(text, Analysed) else analyse(text)
     if not a.ms:
@@ -279,6 +376,13 @@ def detect_intent(text: str | Analysed) -> str | None:
     def has(words: Iterable[str]) -> bool:
         wanted = set(words)
         return any(m.form in wanted for i, m in enumerate(a.ms) if i not in off)
+
+    # 0. money the customer was told about and does not see: a person checks the payment
+    if money_missing(a):
+        return TICKET
+    # 0. how far something got (답변 왔나요, 환불 언제 들어와요, 교환 어떻게 됐어요): answered from the records
+    if status_topic(a) is not None:
+        return REQUESTS
 
     # 1. asking about one's own requests ("환불 요청한 거 어떻게 됐어요", "내 요청 정리해 줘")
     if has(_REQUEST_WORDS) and not has(("연결", "통화")):
@@ -580,7 +684,7 @@ def find_orders(text: str | Analysed, orders: Sequence[dict], *, today: date | N
     named = []
     for order in orders:
         words = product_words(str(order.get("product_name", "")))
-        if any(w in compact if len(w) >= 3 else (w in lemmas or w in a.text.split()) for w in words):
+        if any(w in compact if len(w) >= 3 else (w in lemmas or _named_word(w, a.text.split())) for w in words):
             named.append(order)
     if not named:  # one-letter typos in a product word of three syllables or more ("운동하", "텀블라")
         for order in orders:
@@ -597,6 +701,16 @@ def find_orders(text: str | Analysed, orders: Sequence[dict], *, today: date | N
     if dated:
         return dated
     return []
+
+
+# Particles a product word may carry: 백팩은, 컵이랑, 가방도 (Kiwi sometimes splits the word itself: 백 + 팩).
+_PARTICLES = frozenset(
+    "은 는 이 가 을 를 도 만 요 랑 이랑 하고 으로 로 의 에 은요 는요 이요 도요 만요 좀 꺼 거 건 것".split()
+)
+
+
+def _named_word(word: str, tokens: list[str]) -> bool:
+    return any(t == word or (t.startswith(word) and t[len(word) :] in _PARTICLES) for t in tokens)
 
 
 def _typo_of(word: str, compact: str) -> bool:

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from actions import services
 from actions.errors import Refused
 from actions.models import ActionRecord
-from actions.policy import days_since
+from actions.policy import customer_status_message, days_since
 from actions.selectors import action_record_list, action_record_summary_masked, money_claims_strip
 from common.actors import Actor
 from common.clock import today
@@ -447,7 +447,9 @@ def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
 
 @agent_tool(
     "get_my_requests",
-    "고객 본인의 처리 기록(처리번호, 종류, 상태)과 문의 티켓을 조회한다.",
+    "고객 본인의 처리 기록(처리번호, 종류, 상태, 다음 단계)과 문의 티켓(상태)을 조회한다. "
+    "'답변 왔나요', '환불 언제 들어와요', '교환 어떻게 됐어요' 같은 진행 상황 질문에는 이 도구로 찾아 "
+    "번호·상태·다음 단계와 답변이 표시되는 곳(이 채팅과 '내 문의')을 답하고, 티켓을 새로 만들지 않는다.",
     NoArgs,
     label="처리 내역 조회",
 )
@@ -461,7 +463,9 @@ def get_my_requests(ctx: ToolContext, args: NoArgs) -> dict:
                 "action_id": r.number,
                 "kind": r.get_kind_display(),
                 "order_id": r.order_id,
+                "product_name": r.order.product.name,
                 "status": r.status_label,
+                "status_message": customer_status_message(r.kind, r.status),
                 "detail": action_record_summary_masked(r),
                 "created_at": r.created_at.isoformat(timespec="minutes"),
             }

@@ -5,7 +5,7 @@ from __future__ import annotations
 # What customers (and agents) call a product: the last word of its name, and the nicknames people use for
 # it. Keyed by a word of the product's name, so a shop's own catalogue gets its words without an entry.
 PRODUCT_NICKNAMES: dict[str, tuple[str, ...]] = {
-    "운동화": ("운동화", "신발", "스니커즈", "슈즈", "쿠션화", "런닝화", "sneakers", "sneaker", "shoes"),
+    "운동화": ("운동화", "신발", "스니커즈", "슈즈", "쿠션화", "런닝화", "러닝화", "sneakers", "sneaker", "shoes"),
     "텀블러": ("텀블러", "컵", "보온병", "물병", "텀블", "tumbler", "bottle"),
     "이어폰": ("이어폰", "이어버드", "무선이어폰", "블루투스이어폰", "버즈", "이어팟", "earphones", "earbuds"),
     "티셔츠": ("티셔츠", "티", "반팔", "면티", "셔츠", "티샤쓰", "t-shirt", "tshirt"),
