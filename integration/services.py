@@ -4,13 +4,12 @@ shop-signed sessions."""
 from __future__ import annotations
 
 import hmac
+import http.client
 import json
 import logging
 import operator
 import secrets
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,6 +35,7 @@ from common.outbox import OutboxMessage, outbox_defer, outbox_done, outbox_enque
 from integration import policy
 from integration.errors import InvalidInput, MissingReference, NotOwned
 from integration.models import Integration, ShopEvent, ShopSessionUse, SyncRecord
+from integration.outbound import TargetForbidden, webhook_post
 from integration.schemas import SCHEMAS, id_valid
 from integration.secrets import secret_decrypt, secret_encrypt
 from orders.models import Customer, Order, Product, ProductOption
@@ -66,9 +66,7 @@ def integration_create(
     actor: Actor,
 ) -> IssuedIntegration:
     scopes = list(scopes) if scopes else list(ALL_SCOPES)
-    unknown = sorted(set(scopes) - set(ALL_SCOPES))
-    if unknown:
-        raise InvalidInput({"scopes": [f"알 수 없는 권한: {', '.join(unknown)}"]})
+    _settings_checked(webhook_url=webhook_url, scopes=scopes)
     api_key = "csk_" + secrets.token_urlsafe(32)
     signing_secret = "whsec_" + secrets.token_urlsafe(32)
     try:
@@ -86,6 +84,49 @@ def integration_create(
         raise InvalidInput({"name": ["같은 이름의 연동이 이미 있습니다."]}) from None
     log.info("integration.created integration=%s actor=%s", integration.name, actor.type)
     return IssuedIntegration(integration, api_key, signing_secret)
+
+
+def integration_webhook_url_problem(url: str) -> str | None:
+    """Why webhooks may not go to `url` under this deployment's settings (a Korean message), or None. Checked
+    when an integration is created or edited; what counts is the check at each connection (integration.outbound)."""
+    if len(url or "") > Integration._meta.get_field("webhook_url").max_length:
+        return "웹훅 URL이 너무 깁니다(500자 이하)."
+    return policy.webhook_url_problem(url or "", allow_private=bool(settings.CS_WEBHOOK_ALLOW_PRIVATE_TARGETS))
+
+
+def _settings_checked(*, webhook_url: str, scopes: list[str]) -> None:
+    errors: dict[str, list[str]] = {}
+    problem = integration_webhook_url_problem(webhook_url)
+    if problem:
+        errors["webhook_url"] = [problem]
+    unknown = sorted(set(scopes) - set(ALL_SCOPES))
+    if unknown:
+        errors["scopes"] = [f"알 수 없는 권한: {', '.join(unknown)}"]
+    if errors:
+        raise InvalidInput(errors)
+
+
+def integration_update(
+    *,
+    integration: Integration,
+    webhook_url: str,
+    scopes: list[str],
+    allowed_origins: list[str],
+    active: bool,
+    actor: Actor,
+) -> Integration:
+    """What an operator may change on an integration (the admin form). Raises InvalidInput (nothing changed)."""
+    scopes = list(scopes or [])
+    _settings_checked(webhook_url=webhook_url, scopes=scopes)
+    with transaction.atomic():
+        locked = Integration.objects.select_for_update().get(pk=integration.pk)
+        locked.webhook_url = webhook_url
+        locked.scopes = scopes
+        locked.allowed_origins = list(allowed_origins or [])
+        locked.active = active
+        locked.save(update_fields=["webhook_url", "scopes", "allowed_origins", "active"])
+    log.info("integration.updated integration=%s active=%s actor=%s", locked.name, locked.active, actor.type)
+    return locked
 
 
 def integration_by_api_key(api_key: str) -> Integration | None:
@@ -609,8 +650,10 @@ def event_body(event: ShopEvent) -> bytes:
 
 def webhook_attempt(*, outbox_id: int) -> str:
     """POST one event to its integration's webhook, signed. 2xx → the delivery is DONE; anything else → the
-    outbox retries with backoff and jitter (DEAD after CS_WEBHOOK_MAX_ATTEMPTS). Idempotent: a finished
-    delivery is not sent again (receivers still dedupe on X-CS-Event-Id: delivery is at least once)."""
+    outbox retries with backoff and jitter (DEAD after CS_WEBHOOK_MAX_ATTEMPTS): a redirect (`http_302`, never
+    followed) and a URL that is or resolves to an internal address (`target_forbidden`, nothing sent; see
+    integration.outbound) included. Idempotent: a finished delivery is not sent again (receivers still dedupe
+    on X-CS-Event-Id: delivery is at least once)."""
     message = OutboxMessage.objects.filter(pk=outbox_id, topic=WEBHOOK_TOPIC).first()
     if message is None or message.status in (OutboxMessage.Status.DONE, OutboxMessage.Status.DEAD):
         return "skipped"
@@ -621,24 +664,26 @@ def webhook_attempt(*, outbox_id: int) -> str:
         return "skipped"
     body = event_body(event)
     header = policy.signature_header(integration_signing_secret(event.integration), body, t=int(time.time()))
-    request = urllib.request.Request(
-        event.integration.webhook_url,
-        data=body,
-        method="POST",
-        headers={
-            "Content-Type": "application/json",
-            "User-Agent": "cs-desk-webhook/1",
-            "X-CS-Event-Id": event.event_id,
-            "X-CS-Event-Type": event.type,
-            "X-CS-Signature": header,
-        },
-    )
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "cs-desk-webhook/1",
+        "X-CS-Event-Id": event.event_id,
+        "X-CS-Event-Type": event.type,
+        "X-CS-Signature": header,
+    }
     try:
-        with urllib.request.urlopen(request, timeout=float(settings.CS_WEBHOOK_TIMEOUT_S)) as response:
-            status = response.status
-    except urllib.error.HTTPError as exc:
-        status = exc.code
-    except (OSError, ValueError) as exc:
+        status = webhook_post(
+            event.integration.webhook_url,
+            body,
+            headers,
+            timeout=float(settings.CS_WEBHOOK_TIMEOUT_S),
+            allow_private=bool(settings.CS_WEBHOOK_ALLOW_PRIVATE_TARGETS),
+        )
+    except TargetForbidden:
+        outbox_defer(message_id=outbox_id, error=TargetForbidden.code)
+        log.warning("webhook.refused event_id=%s error=%s", event.event_id, TargetForbidden.code)
+        return "failed"
+    except (OSError, ValueError, http.client.HTTPException) as exc:
         outbox_defer(message_id=outbox_id, error=type(exc).__name__)
         log.warning("webhook.failed event_id=%s error=%s", event.event_id, type(exc).__name__)
         return "failed"

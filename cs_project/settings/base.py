@@ -235,6 +235,10 @@ CS_WEBHOOK_MAX_ATTEMPTS = int(env("CS_WEBHOOK_MAX_ATTEMPTS", "12"))
 CS_WEBHOOK_TIMEOUT_S = env_float("CS_WEBHOOK_TIMEOUT_S", 5.0)
 CS_WEBHOOK_REDELIVER_S = env_float("CS_WEBHOOK_REDELIVER_S", 300.0)
 CS_SHOP_SESSION_MAX_AHEAD_S = int(env("CS_SHOP_SESSION_MAX_AHEAD_S", "600"))
+# Webhooks go to public addresses only: a URL that is, or resolves at connect time to, a loopback, link-local
+# (cloud metadata), private, unspecified, multicast or reserved address is refused (integration.outbound).
+# On for local development, the tests and the benchmark (their shop receives on 127.0.0.1); off in production.
+CS_WEBHOOK_ALLOW_PRIVATE_TARGETS = env_bool("CS_WEBHOOK_ALLOW_PRIVATE_TARGETS", False)
 
 # --- Redis / Celery -----------------------------------------------------------------------------
 # REDIS_URL unset = embedded mode: tasks run in-process after commit, locks fall back to the DB.
