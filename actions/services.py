@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from actions import policy
 from actions.errors import AlreadyDecided, NotApprovable, Refused
-from actions.execution import executed_externally
+from actions.execution import ShopExecutor, order_executor
 from actions.models import ActionEvent, ActionRecord, ReasonCategory
 from actions.selectors import customer_order_get
 from common import events
@@ -266,10 +266,12 @@ def action_decide(*, number: str | int, approve: bool, actor: AbstractBaseUser, 
             if not check.allowed:
                 raise NotApprovable(check.reason)
             record.refund_amount = order.amount
-            if executed_externally(order.pk):
+            executor = order_executor(order.pk)
+            if executor is not None:
                 # The shop moves the money and reports back (action_result_record); the order stays as it is.
+                # A paused shop too: its request waits for it rather than the desk refunding in its place.
                 record.status = ActionRecord.Status.EXECUTING
-                event_note = f"쇼핑몰 처리 요청: 환불 {order.amount:,}원"
+                event_note = _shop_request_note(executor, order.amount)
             else:
                 event_note = _order_settle(order, record, actor=who)
                 record.status = ActionRecord.Status.APPROVED
@@ -299,6 +301,13 @@ def action_decide(*, number: str | int, approve: bool, actor: AbstractBaseUser, 
         )
     log.info("action.decided action_id=%s status=%s actor_id=%s", record.number, record.status, actor.pk)
     return record
+
+
+def _shop_request_note(executor: ShopExecutor, amount: object) -> str:
+    note = f"쇼핑몰 처리 요청: 환불 {amount:,}원"
+    if executor.paused:
+        note += f" · 쇼핑몰 연동({executor.name})이 중지되어 있어 연동이 다시 켜지면 요청이 전달됩니다"
+    return note
 
 
 def _order_settle(order: Order, record: ActionRecord, *, actor: Actor) -> str:

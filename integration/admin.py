@@ -9,7 +9,13 @@ from common.display import code_html, labelled
 from common.events import EVENT_TYPE_LABELS
 from common.models import OutboxMessage
 from integration.models import Integration, ShopEvent
-from integration.services import WEBHOOK_TOPIC, integration_update, integration_webhook_url_problem, webhook_replay
+from integration.services import (
+    INTEGRATION_PAUSED,
+    WEBHOOK_TOPIC,
+    integration_update,
+    integration_webhook_url_problem,
+    webhook_replay,
+)
 
 EDITABLE = ("webhook_url", "scopes", "allowed_origins", "active")
 
@@ -18,6 +24,8 @@ def delivery_error_words(code: str) -> str:
     """A delivery's last error (integration.services.webhook_attempt) as an operator reads it."""
     if code == "target_forbidden":
         return "내부·사설 주소라 보내지 않음"
+    if code == INTEGRATION_PAUSED:
+        return "연동 중지: 다시 켜면 전송"
     if code.startswith("http_"):
         status = code.removeprefix("http_")
         if status.startswith("3"):

@@ -25,13 +25,22 @@ from rest_framework.serializers import Serializer
 from rest_framework.utils.serializer_helpers import ReturnDict
 
 from accounts.services import token_issue
+from actions.execution import ShopExecutor
 from actions.models import ActionRecord
 from actions.services import action_result_record
 from common.actors import Actor
 from common.errors import DomainError, NotFound, PermissionDenied
 from common.events import SHOP_EVENT_TOPIC
 from common.numbering import parse_number
-from common.outbox import OutboxMessage, outbox_defer, outbox_done, outbox_enqueue, outbox_request
+from common.outbox import (
+    OutboxMessage,
+    outbox_defer,
+    outbox_done,
+    outbox_enqueue,
+    outbox_hold,
+    outbox_release,
+    outbox_request,
+)
 from integration import policy
 from integration.errors import InvalidInput, MissingReference, NotOwned
 from integration.models import Integration, ShopEvent, ShopSessionUse, SyncRecord
@@ -115,17 +124,27 @@ def integration_update(
     active: bool,
     actor: Actor,
 ) -> Integration:
-    """What an operator may change on an integration (the admin form). Raises InvalidInput (nothing changed)."""
+    """What an operator may change on an integration (the admin form). Switching it back on releases the
+    webhook deliveries held while it was paused. Raises InvalidInput (nothing changed)."""
     scopes = list(scopes or [])
     _settings_checked(webhook_url=webhook_url, scopes=scopes)
     with transaction.atomic():
         locked = Integration.objects.select_for_update().get(pk=integration.pk)
+        resumed = active and not locked.active
         locked.webhook_url = webhook_url
         locked.scopes = scopes
         locked.allowed_origins = list(allowed_origins or [])
         locked.active = active
         locked.save(update_fields=["webhook_url", "scopes", "allowed_origins", "active"])
-    log.info("integration.updated integration=%s active=%s actor=%s", locked.name, locked.active, actor.type)
+        # What waited for the shop while it was paused (its refunds' events among them) goes out now.
+        released = outbox_release(message_ids=_held_deliveries([locked.pk])) if resumed else 0
+    log.info(
+        "integration.updated integration=%s active=%s released=%d actor=%s",
+        locked.name,
+        locked.active,
+        released,
+        actor.type,
+    )
     return locked
 
 
@@ -603,9 +622,11 @@ def order_owner(order_id: str | None) -> Integration | None:
     return record.integration if record else None
 
 
-def order_executed_externally(order_id: str) -> bool:
-    """The actions executor hook: a shop that is connected (active) and owns the order moves its money."""
-    return SyncRecord.objects.filter(kind="order", external_id=order_id, integration__active=True).exists()
+def order_executor(order_id: str) -> ShopExecutor | None:
+    """The actions executor hook: the shop that owns the order moves its money, also while its connection is
+    paused (then the request waits for it: its event is held, see `webhook_attempt`)."""
+    owner = order_owner(order_id)
+    return ShopExecutor(name=owner.name, paused=not owner.active) if owner is not None else None
 
 
 def _customer_owner(customer_id: str | None) -> Integration | None:
@@ -618,13 +639,16 @@ def _customer_owner(customer_id: str | None) -> Integration | None:
 def shop_event_route(message: OutboxMessage) -> str:
     """The outbox handler for `shop.event`: the event goes to the integration that owns the order (or the
     customer); it becomes a ShopEvent (the feed) and, with a webhook URL, a delivery. Events about the
-    desk's own demo data go nowhere. Idempotent: the event id is the outbox row's."""
+    desk's own demo data go nowhere. An integration that is paused gets its events all the same: its feed
+    answers again once its key is accepted again, and its deliveries wait (HELD, `webhook_attempt`) until it
+    is active (`integration_update`, or the sweep's `webhooks_release_held`). Idempotent: the event id is the
+    outbox row's."""
     payload = message.payload
     data = payload.get("data") or {}
     owner = order_owner(data.get("order_id")) or _customer_owner(data.get("customer_id"))
     key = message.dedupe_key.split(":", 1)[1]
     with transaction.atomic():
-        if owner is not None and owner.active:
+        if owner is not None:
             event, created = ShopEvent.objects.get_or_create(
                 event_id=f"evt_{message.pk}",
                 defaults={
@@ -652,16 +676,21 @@ def webhook_attempt(*, outbox_id: int) -> str:
     """POST one event to its integration's webhook, signed. 2xx → the delivery is DONE; anything else → the
     outbox retries with backoff and jitter (DEAD after CS_WEBHOOK_MAX_ATTEMPTS): a redirect (`http_302`, never
     followed) and a URL that is or resolves to an internal address (`target_forbidden`, nothing sent; see
-    integration.outbound) included. Idempotent: a finished delivery is not sent again (receivers still dedupe
-    on X-CS-Event-Id: delivery is at least once)."""
+    integration.outbound) included. While the integration is paused nothing is sent: the delivery is HELD, not
+    failed, until the integration is active again. Idempotent: a finished delivery is not sent again (receivers
+    still dedupe on X-CS-Event-Id: delivery is at least once)."""
     message = OutboxMessage.objects.filter(pk=outbox_id, topic=WEBHOOK_TOPIC).first()
-    if message is None or message.status in (OutboxMessage.Status.DONE, OutboxMessage.Status.DEAD):
+    finished = (OutboxMessage.Status.DONE, OutboxMessage.Status.DEAD, OutboxMessage.Status.HELD)
+    if message is None or message.status in finished:  # HELD: only after its release (PENDING again)
         return "skipped"
     event = ShopEvent.objects.select_related("integration").filter(pk=message.payload["shop_event_id"]).first()
     key = message.dedupe_key.split(":", 1)[1]
     if event is None or not event.integration.webhook_url:
         outbox_done(topic=WEBHOOK_TOPIC, key=key)
         return "skipped"
+    if not event.integration.active and _held_while_paused(event.integration_id, outbox_id):
+        log.info("webhook.held event_id=%s integration=%s", event.event_id, event.integration.name)
+        return "held"
     body = event_body(event)
     header = policy.signature_header(integration_signing_secret(event.integration), body, t=int(time.time()))
     headers = {
@@ -694,6 +723,45 @@ def webhook_attempt(*, outbox_id: int) -> str:
     outbox_defer(message_id=outbox_id, error=f"http_{status}")
     log.warning("webhook.failed event_id=%s status=%d", event.event_id, status)
     return "failed"
+
+
+INTEGRATION_PAUSED = "integration_paused"
+
+
+def _held_while_paused(integration_id: int, outbox_id: int) -> bool:
+    """Put the delivery aside if its integration is paused. Under the integration's row lock, which
+    `integration_update` also takes: a reactivation either sees this row HELD (and releases it) or happened
+    first (and the delivery goes out now)."""
+    with transaction.atomic():
+        integration = Integration.objects.select_for_update().get(pk=integration_id)
+        return not integration.active and outbox_hold(message_id=outbox_id, reason=INTEGRATION_PAUSED)
+
+
+def _held_deliveries(integration_ids: Sequence[int] | None = None) -> list[int]:
+    """The HELD webhook deliveries of these integrations (all active ones when None). Held rows are few: the
+    (topic, status) index finds them, and their events are matched by id."""
+    held = dict(
+        OutboxMessage.objects.filter(topic=WEBHOOK_TOPIC, status=OutboxMessage.Status.HELD).values_list(
+            "pk", "payload__shop_event_id"
+        )
+    )
+    if not held:
+        return []
+    events = ShopEvent.objects.filter(pk__in=set(held.values()))
+    events = (
+        events.filter(integration_id__in=integration_ids)
+        if integration_ids is not None
+        else events.filter(integration__active=True)
+    )
+    wanted = set(events.values_list("pk", flat=True))
+    return [pk for pk, event_pk in held.items() if event_pk in wanted]
+
+
+def webhooks_release_held() -> int:
+    """The sweep's part: deliveries held for integrations that are active again however that happened (the
+    admin releases them at once through `integration_update`; this catches any other way back)."""
+    with transaction.atomic():
+        return outbox_release(message_ids=_held_deliveries())
 
 
 def webhook_replay(*, event: ShopEvent, actor: Actor) -> OutboxMessage:
