@@ -818,6 +818,21 @@ def origin_allowed_anywhere(origin: str) -> bool:
 
 # --- customers arrive signed in -------------------------------------------------------------------
 
+# Tokens from a shop's signed session carry "integration:<pk>" (accounts/issuers.py): they are accepted only while
+# that integration is active, and again once it is reactivated.
+TOKEN_ISSUER = "integration"
+SHOP_PAUSED_CODE = "shop_paused"
+SHOP_PAUSED_MESSAGE = "이 쇼핑몰의 상담 연결이 잠시 중지되었습니다. 쇼핑몰에서 다시 접속해 주세요."
+
+
+def integration_vouches(reference: str) -> bool:
+    """The token check registered for TOKEN_ISSUER: the integration exists and is active (one indexed query)."""
+    return (
+        reference.isascii()
+        and reference.isdigit()
+        and Integration.objects.filter(pk=int(reference), active=True).exists()
+    )
+
 
 def shop_session_open(*, integration_name: str, customer_id: str, expires_at: int, signature: str):
     """Exchange a shop-signed (customer_id, expires_at) for a customer token. Refused: an unknown or inactive
@@ -854,6 +869,6 @@ def shop_session_open(*, integration_name: str, customer_id: str, expires_at: in
             user.save()
             customer.user = user
             customer.save(update_fields=["user"])
-        token, key = token_issue(user=customer.user, actor=customer.user)
+        token, key = token_issue(user=customer.user, actor=customer.user, issuer=f"{TOKEN_ISSUER}:{integration.pk}")
     log.info("shop_session.opened integration=%s", integration.name)
     return token, key

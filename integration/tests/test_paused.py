@@ -1,8 +1,10 @@
 """A shop whose connection is paused (Integration.active off) still owns its orders: an approved refund waits for
-it (처리중, its event written and held) and reaches it when it is switched on again, without a second approval."""
+it (처리중, its event written and held) and reaches it when it is switched on again, without a second approval.
+Its customers' shop-session tokens are refused meanwhile and accepted again afterwards."""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -16,7 +18,8 @@ from actions.services import action_decide, refund_request
 from common.actors import Actor
 from common.models import OutboxMessage
 from integration.models import Integration, ShopEvent
-from integration.services import WEBHOOK_TOPIC, integration_update
+from integration.policy import session_signature
+from integration.services import WEBHOOK_TOPIC, integration_update, shop_session_open
 from integration.simulator import ShopSimulator
 from integration.tests.factories import CUSTOMER_ID, ORDER_ID, make_integration, seed_shop
 from ops.sweep import sweep_run
@@ -192,3 +195,43 @@ def test_the_operator_is_told_plainly_that_the_shop_is_paused(connected, operato
     assert "아직 쇼핑몰에 전달되지 않았습니다" in after and "다시 승인할 필요 없음" in after
     _set_active(issued.integration, True)
     assert 'id="cs-shop-paused"' not in staff.get(page).content.decode()
+
+
+# --- the customers' shop-session tokens ----------------------------------------------------------------------
+def _shop_token(issued) -> APIClient:
+    expires = int(time.time()) + 300
+    _, key = shop_session_open(
+        integration_name=issued.integration.name,
+        customer_id=CUSTOMER_ID,
+        expires_at=expires,
+        signature=session_signature(issued.signing_secret, CUSTOMER_ID, expires),
+    )
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+def test_a_paused_shops_session_tokens_are_refused_and_accepted_again_once_it_is_back(db):
+    issued = make_integration()
+    seed_shop(issued)
+    customer = _shop_token(issued)
+    assert customer.get("/api/orders/").status_code == 200
+
+    _set_active(issued.integration, False)
+    refused = customer.get("/api/orders/")
+    chat = customer.post("/api/chat/", {"message": "내 주문 보여줘"}, format="json")
+
+    assert refused.status_code == 401 and refused["Content-Type"].startswith("application/json")
+    assert refused.json() == {
+        "code": "shop_paused",
+        "detail": "이 쇼핑몰의 상담 연결이 잠시 중지되었습니다. 쇼핑몰에서 다시 접속해 주세요.",
+    }
+    assert chat.status_code == 401 and chat.json()["code"] == "shop_paused"
+    _set_active(issued.integration, True)
+    assert customer.get("/api/orders/").status_code == 200  # the same token, not revoked
+
+
+def test_a_password_login_is_not_asked_about_any_shop(c003_api):
+    make_integration()
+    Integration.objects.update(active=False)
+    assert c003_api.get("/api/orders/").status_code == 200
