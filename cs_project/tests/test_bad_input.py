@@ -141,6 +141,34 @@ def test_oversize_body_answers_json_413(c003_api, client, settings):
     assert not ChatMessage.objects.exists()
 
 
+@pytest.mark.django_db
+def test_more_query_parameters_than_django_reads_answer_400_without_an_error_log(
+    c003_api, client, staff_api, caplog, settings
+):
+    """Django refuses to parse more than DATA_UPLOAD_MAX_NUMBER_FIELDS (1,000) fields; every DRF view reads the
+    query string, so it was a 500 with a traceback in the error log on any /api/ URL."""
+    limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+    too_many = "&".join(f"f{i}=1" for i in range(limit + 1))
+    with caplog.at_level(logging.WARNING):
+        answers = [
+            c003_api.get(f"/api/orders/?{too_many}"),
+            c003_api.get(f"/api/ping/?{too_many}"),
+            c003_api.post(f"/api/chat/?{too_many}", {"message": "안녕하세요"}, format="json"),
+            client.post(f"/api/auth/token/?{too_many}", {"username": "c003"}, content_type="application/json"),
+            staff_api.get(f"/api/ops/tickets/?{too_many}"),
+        ]
+        # The schema view renders its answers as YAML: the error middleware gives it the generic JSON 400.
+        schema = client.get(f"/api/schema/?{too_many}")
+    for response in answers:
+        body = error(response, 400, "too_many_fields")
+        assert set(body) == {"code", "detail"} and f"{limit:,}개" in body["detail"]
+    assert error(schema, 400)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not ChatMessage.objects.exists()
+    just_enough = "&".join(f"f{i}=1" for i in range(limit - 1))
+    assert c003_api.get(f"/api/ping/?{just_enough}").status_code == 200
+
+
 def test_the_parser_bounds_a_body_without_content_length(settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100
     with pytest.raises(PayloadTooLarge):
