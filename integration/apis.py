@@ -129,8 +129,20 @@ class ActionResultApi(_IntegrationApi):
     @extend_schema_serializer(component_name="IntegrationActionResultInput")
     class InputSerializer(serializers.Serializer):
         ok = StrictBooleanField()
-        external_ref = StrictCharField(max_length=100)
-        amount = StrictDecimalField(max_digits=12, decimal_places=0, min_value=0, required=False, allow_null=True)
+        external_ref = StrictCharField(
+            max_length=100,
+            help_text="쇼핑몰의 처리번호. 앞뒤 공백은 지우고 연속된 공백은 하나로 보아 비교·저장합니다: "
+            "같은 보고를 다시 보내면 changed=false.",
+        )
+        amount = StrictDecimalField(
+            max_digits=12,
+            decimal_places=0,
+            min_value=0,
+            required=False,
+            allow_null=True,
+            help_text="실제 환불 금액(원, 숫자 문자열). 주문 결제 금액 이하여야 합니다"
+            "(넘으면 400 amount_exceeds_order). 없으면 주문 금액.",
+        )
         message = StrictCharField(max_length=500, required=False, allow_blank=True, default="")
 
     @extend_schema_serializer(component_name="IntegrationActionResult")
