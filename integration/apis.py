@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from common.actors import Actor
 from common.apis import FieldConflict
 from common.fields import StrictBooleanField, StrictCharField, StrictDecimalField, StrictIntegerField, StrictRegexField
+from common.numbering import number_pattern
 from integration import services
 from integration.authentication import IntegrationKeyAuthentication, IsIntegration
 from integration.errors import InvalidInput, MissingReference
@@ -153,7 +154,20 @@ class ActionResultApi(_IntegrationApi):
         order_id = serializers.CharField()
 
     @extend_schema(
-        tags=TAG, request=InputSerializer, responses={200: OutputSerializer}, summary="환불·취소 처리 결과 보고"
+        tags=TAG,
+        request=InputSerializer,
+        responses={200: OutputSerializer},
+        summary="환불·취소 처리 결과 보고",
+        parameters=[
+            OpenApiParameter(
+                "action_id",
+                str,
+                OpenApiParameter.PATH,
+                pattern=f"^{number_pattern('A')}$",
+                description="이벤트의 action_id 그대로: A와 다섯 자리 숫자(예: A00012), 99999 다음은 앞자리 0 없이"
+                "(A100000). 다른 형태(A12, 12, a00012)는 404.",
+            )
+        ],
     )
     def post(self, request, action_id: str):
         data = self.InputSerializer(data=request.data)

@@ -31,7 +31,7 @@ from actions.services import action_result_record
 from common.actors import Actor
 from common.errors import DomainError, NotFound, PermissionDenied
 from common.events import SHOP_EVENT_TOPIC
-from common.numbering import parse_number
+from common.numbering import parse_canonical_number
 from common.outbox import (
     OutboxMessage,
     outbox_defer,
@@ -790,7 +790,7 @@ def action_result_report(
 ) -> tuple[ActionRecord, bool]:
     """The shop's report on a refund/cancel it carried out. Only for orders this integration owns."""
     integration_require_scope(integration, Integration.Scope.ACTIONS_REPORT)
-    pk = parse_number("A", action_id)
+    pk = parse_canonical_number("A", action_id)  # A00012 only: not A12, 12 or a00012
     order_id = ActionRecord.objects.filter(pk=pk).values_list("order_id", flat=True).first() if pk else None
     if order_id is None or _owned(integration, "order", order_id) is None:
         raise NotFound(f"처리번호 '{action_id}'을(를) 찾을 수 없습니다.")

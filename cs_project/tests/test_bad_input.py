@@ -248,6 +248,33 @@ def test_non_ascii_digit_ids_are_not_found_on_every_id_route(c003, c003_api, sta
 
 
 @pytest.mark.django_db
+def test_ticket_and_action_numbers_only_in_their_canonical_form_on_every_route(c003, c003_api, staff_api):
+    """One name per ticket or request: T00012 / A00012 as common.numbering writes them. A leading zero beyond
+    five digits, a short form, a bare id or lower case is a 404 (A000012 once named A00012)."""
+    from actions.services import refund_request
+    from common.actors import Actor
+
+    ticket = Ticket.objects.create(customer=c003, subject="x")
+    record = refund_request(
+        customer=c003, order_id="HR20260628003", reason_category="DEFECT", reason="x", actor=Actor.customer_agent(c003)
+    ).record
+    for other in (f"T0{ticket.number[1:]}", f"T{ticket.pk}", str(ticket.pk), ticket.number.lower()):
+        assert error(c003_api.get(f"/api/tickets/{other}/"), 404, "not_found"), other
+        assert error(c003_api.post(f"/api/tickets/{other}/messages/", {"body": "x"}, format="json"), 404)
+        assert error(staff_api.get(f"/api/ops/tickets/{other}/"), 404)
+    for other in (f"A0{record.number[1:]}", f"A{record.pk}", str(record.pk), record.number.lower()):
+        assert error(staff_api.post(f"/api/ops/actions/{other}/decide/", {"approve": False}, format="json"), 404)
+    record.refresh_from_db()
+    assert record.status == "PENDING"
+    assert c003_api.get(f"/api/tickets/{ticket.number}/").status_code == 200
+    assert staff_api.get(f"/api/ops/tickets/{ticket.number}/").status_code == 200
+    assert (
+        staff_api.post(f"/api/ops/actions/{record.number}/decide/", {"approve": False}, format="json").status_code
+        == 200
+    )
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     "order_id", ["HR２０２６０７２６００２", "HR٢٠٢٦٠٧٢٦٠٠٢", "HR20260726002\x00", "hr2026", "X" * 50]
 )

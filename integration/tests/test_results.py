@@ -10,6 +10,9 @@ from actions.errors import ResultInvalid
 from actions.models import ActionRecord
 from actions.services import action_decide, action_result_record, refund_request
 from common.actors import Actor
+from common.errors import NotFound
+from integration.models import Integration
+from integration.services import action_result_report
 from integration.tests.factories import CUSTOMER_ID, ORDER_ID, make_integration, seed_shop
 from orders.models import Customer, Order
 
@@ -36,8 +39,8 @@ def executing(shop, operator_user):
     return record, client
 
 
-def _report(client, record, **body):
-    return client.post(f"/api/integration/actions/{record.number}/result/", body, format="json")
+def _report(client, record, *, number: str | None = None, **body):
+    return client.post(f"/api/integration/actions/{number or record.number}/result/", body, format="json")
 
 
 @pytest.mark.parametrize("again", ["PG  7", " PG 7 ", "PG\t7", "PG 7"])
@@ -81,3 +84,28 @@ def test_a_refund_larger_than_the_order_is_refused_and_changes_nothing(executing
     assert partial.status_code == 200
     record.refresh_from_db()
     assert (record.status, record.refund_amount) == ("DONE", 30000)
+
+
+@pytest.mark.parametrize("form", ["A{n}", "{n}", "a{n:05d}", "A{n:06d}", "A{n:05d}%20"])
+def test_only_the_canonical_action_number_reaches_a_report(executing, form):
+    record, client = executing
+    other = form.format(n=record.pk)
+
+    response = client.post(
+        f"/api/integration/actions/{other}/result/", {"ok": True, "external_ref": "X"}, format="json"
+    )
+
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+    record.refresh_from_db()
+    assert record.status == "EXECUTING"
+    assert _report(client, record, ok=True, external_ref="X").status_code == 200  # record.number: A00001
+
+
+def test_the_service_takes_only_the_canonical_number_from_the_shop(executing):
+    record, _ = executing
+    integration = Integration.objects.get()
+    for other in (str(record.pk), f"A{record.pk}", record.number.lower(), record.pk):
+        with pytest.raises(NotFound):
+            action_result_report(integration=integration, action_id=other, ok=True, external_ref="X")
+    report, changed = action_result_report(integration=integration, action_id=record.number, ok=True, external_ref="X")
+    assert changed and report.status == "DONE"
