@@ -3,7 +3,10 @@ resolves to when the connection is made. Real HTTP servers on loopback record ev
 
 from __future__ import annotations
 
+import shutil
 import socket
+import ssl
+import subprocess
 import threading
 import time
 from email.message import Message
@@ -248,3 +251,38 @@ def test_editing_an_integration_checks_the_url_too(settings, client):
     assert saved.status_code == 302
     integration.refresh_from_db()
     assert (integration.webhook_url, integration.scopes) == ("https://shop.example/v2/hook", ["events:read"])
+
+
+@pytest.fixture
+def tls_receiver(tmp_path, recorder, monkeypatch):
+    """A loopback HTTPS receiver whose certificate names `localhost` only, trusted through SSL_CERT_FILE (what
+    ssl.create_default_context reads)."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost"]
+        + ["-addext", "subjectAltName=DNS:localhost", "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )
+    server = recorder()
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.server.socket = context.wrap_socket(server.server.socket, server_side=True)
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    return server
+
+
+def test_https_connects_to_the_vetted_address_and_still_checks_the_certificate_against_the_name(tls_receiver):
+    _connected(f"https://localhost:{tls_receiver.port}/hook")
+    _emit_event()
+    [(method, path, headers)] = tls_receiver.requests
+    assert (method, path, headers["Host"]) == ("POST", "/hook", f"localhost:{tls_receiver.port}")
+    assert _delivery().status == "DONE"
+
+
+def test_https_to_an_address_the_certificate_does_not_name_fails(tls_receiver):
+    _connected(f"https://127.0.0.1:{tls_receiver.port}/hook")
+    _emit_event()
+    assert tls_receiver.requests == [] and _delivery().last_error == "SSLCertVerificationError"
