@@ -8,7 +8,8 @@ class AuthToken(models.Model):
 
     Only the SHA-256 of the key is stored: a copy of the database holds no usable token. `password_fingerprint`
     is the user's session hash when the token was issued (Django's `get_session_auth_hash`, which changes with
-    every password change), so a password change ends every token without a signal.
+    every password change), so a password change ends every token without a signal. `issuer` names who vouched
+    for a token that no password issued (a shop's signed session); it is checked again at every use.
     """
 
     digest = models.CharField("키 해시", max_length=64, unique=True)
@@ -17,6 +18,9 @@ class AuthToken(models.Model):
     )
     created_at = models.DateTimeField("발급일시")
     password_fingerprint = models.CharField("비밀번호 지문", max_length=128)
+    # "" for a password login; "<kind>:<id>" for a token issued on another party's word (a shop's signed
+    # session: "integration:<pk>"), valid only while that party stands behind it (accounts/issuers.py).
+    issuer = models.CharField("발급처", max_length=64, blank=True, default="")
 
     class Meta:
         verbose_name = "로그인 토큰"

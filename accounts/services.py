@@ -40,8 +40,9 @@ def password_fingerprint_matches(user: AbstractBaseUser, fingerprint: str) -> bo
 
 
 @transaction.atomic
-def token_issue(*, user: AbstractBaseUser, actor: AbstractBaseUser) -> tuple[AuthToken, str]:
-    """A new token for a successful login; returns it with its key (shown once, never stored).
+def token_issue(*, user: AbstractBaseUser, actor: AbstractBaseUser, issuer: str = "") -> tuple[AuthToken, str]:
+    """A new token for a successful login; returns it with its key (shown once, never stored). `issuer`: who
+    vouched for the login when no password did ("integration:<pk>"); see accounts/issuers.py.
 
     Other devices keep their tokens (a customer may be signed in on a phone and a laptop), up to
     CS_AUTH_TOKENS_PER_USER live ones: the oldest beyond that, expired ones and ones issued under an older
@@ -61,9 +62,16 @@ def token_issue(*, user: AbstractBaseUser, actor: AbstractBaseUser) -> tuple[Aut
         AuthToken.objects.filter(pk__in=drop).delete()
     key = secrets.token_hex(20)
     token = AuthToken.objects.create(
-        digest=policy.token_digest(key), user=user, created_at=now, password_fingerprint=current
+        digest=policy.token_digest(key), user=user, created_at=now, password_fingerprint=current, issuer=issuer
     )
-    log.info("auth.token_issued user_id=%s token_id=%s dropped=%d actor_id=%s", user.pk, token.pk, len(drop), actor.pk)
+    log.info(
+        "auth.token_issued user_id=%s token_id=%s dropped=%d issuer=%s actor_id=%s",
+        user.pk,
+        token.pk,
+        len(drop),
+        issuer or "-",
+        actor.pk,
+    )
     return token, key
 
 

@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import ngettext
 
+from actions.execution import ShopExecutor, order_executor
 from actions.models import ActionEvent, ActionRecord, ReasonCategory
 from actions.policy import days_since
 from actions.services import DECIDE_PERMISSION, action_decide
@@ -42,6 +43,24 @@ DETAIL_LABELS = {
     "shop_message": "쇼핑몰 메시지",
     "external_ref": "쇼핑몰 처리번호",
 }
+
+
+def shop_paused_notice(record: ActionRecord, shop: ShopExecutor | None) -> str:
+    """What the operator must know before and after approving a refund whose shop's connection is paused:
+    nothing reaches the shop until it is switched on again ("" when that does not apply)."""
+    if shop is None or not shop.paused or record.kind not in ActionRecord.MONEY_KINDS:
+        return ""
+    if record.status == ActionRecord.Status.PENDING:
+        return (
+            f"이 주문은 쇼핑몰 '{shop.name}'이(가) 처리하는데, 지금 연동이 중지되어 있습니다. 승인하면 처리중으로 "
+            "기록되지만 연동이 다시 켜질 때까지 쇼핑몰에 전달되지 않아 환불이 진행되지 않습니다."
+        )
+    if record.status == ActionRecord.Status.EXECUTING:
+        return (
+            f"쇼핑몰 '{shop.name}' 연동이 중지되어 있어 이 요청은 아직 쇼핑몰에 전달되지 않았습니다. 환불은 "
+            "연동이 다시 켜지면 자동으로 전달되어 진행됩니다(다시 승인할 필요 없음)."
+        )
+    return ""
 
 
 def _age(delta_seconds: float) -> str:
@@ -118,6 +137,7 @@ class ActionRecordAdmin(ReadOnlyAdmin):
         if record is not None:
             extra.update(
                 can_decide=self.has_decide_permission(request) and record.status == ActionRecord.Status.PENDING,
+                shop_paused_notice=shop_paused_notice(record, order_executor(record.order_id)),
                 amount_text=won(record.refund_amount if record.refund_amount is not None else record.order.amount),
                 # The customer's earlier refused requests on the same order, beside the one to decide
                 # (e.g. refused as 단순변심, then asked again as 상품하자).
@@ -147,12 +167,15 @@ class ActionRecordAdmin(ReadOnlyAdmin):
                 verb = "승인" if approve else "반려"
                 self.message_user(request, f"{record.number}을(를) {verb}했습니다.", messages.SUCCESS)
             return back
+        shop = order_executor(record.order_id)
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
             "title": f"{record.number} {'승인' if approve else '반려'} 확인",
             "record": record,
             "approve": approve,
+            "shop": shop,
+            "shop_paused_notice": shop_paused_notice(record, shop),
             "amount_text": won(record.refund_amount if record.refund_amount is not None else record.order.amount),
         }
         return TemplateResponse(request, "admin/actions/actionrecord/decide_confirm.html", context)

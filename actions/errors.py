@@ -12,6 +12,12 @@ class Refused(DomainError):
         self.status = status
 
 
+class ResultInvalid(DomainError):
+    """A shop's result report that cannot be true of the record (the API answers 400)."""
+
+    code = "result_invalid"
+
+
 class AlreadyDecided(InvalidState):
     code = "already_decided"
 

@@ -11,8 +11,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from actions import policy
-from actions.errors import AlreadyDecided, NotApprovable, Refused
-from actions.execution import executed_externally
+from actions.errors import AlreadyDecided, NotApprovable, Refused, ResultInvalid
+from actions.execution import ShopExecutor, order_executor
 from actions.models import ActionEvent, ActionRecord, ReasonCategory
 from actions.selectors import customer_order_get
 from common import events
@@ -26,6 +26,7 @@ from orders.services import order_address_change, order_cancel, order_return, st
 log = logging.getLogger(__name__)
 
 DECIDE_PERMISSION = "actions.decide"
+EXTERNAL_REF_MAX_LEN = 100  # what is kept of a shop's reference (the API takes no more)
 
 
 def _event(record: ActionRecord, *, actor: Actor, from_status: str, to_status: str, note: str = "") -> None:
@@ -266,10 +267,12 @@ def action_decide(*, number: str | int, approve: bool, actor: AbstractBaseUser, 
             if not check.allowed:
                 raise NotApprovable(check.reason)
             record.refund_amount = order.amount
-            if executed_externally(order.pk):
+            executor = order_executor(order.pk)
+            if executor is not None:
                 # The shop moves the money and reports back (action_result_record); the order stays as it is.
+                # A paused shop too: its request waits for it rather than the desk refunding in its place.
                 record.status = ActionRecord.Status.EXECUTING
-                event_note = f"쇼핑몰 처리 요청: 환불 {order.amount:,}원"
+                event_note = _shop_request_note(executor, order.amount)
             else:
                 event_note = _order_settle(order, record, actor=who)
                 record.status = ActionRecord.Status.APPROVED
@@ -299,6 +302,13 @@ def action_decide(*, number: str | int, approve: bool, actor: AbstractBaseUser, 
         )
     log.info("action.decided action_id=%s status=%s actor_id=%s", record.number, record.status, actor.pk)
     return record
+
+
+def _shop_request_note(executor: ShopExecutor, amount: object) -> str:
+    note = f"쇼핑몰 처리 요청: 환불 {amount:,}원"
+    if executor.paused:
+        note += f" · 쇼핑몰 연동({executor.name})이 중지되어 있어 연동이 다시 켜지면 요청이 전달됩니다"
+    return note
 
 
 def _order_settle(order: Order, record: ActionRecord, *, actor: Actor) -> str:
@@ -338,20 +348,32 @@ def action_result_record(
 ) -> tuple[ActionRecord, bool]:
     """The shop reports what became of an approved refund/cancel it was carrying out (EXECUTING): DONE, with
     the order settled, or FAILED. Returns (record, changed); the same report again changes nothing, and a
-    record that is not EXECUTING (any more) refuses a different outcome."""
+    record that is not EXECUTING (any more) refuses a different outcome. `external_ref` is compared and kept in
+    one normalised form (trimmed, inner whitespace runs as one space), so a report sent twice is the same report
+    however its reference was spaced. An amount above the order's is refused (ResultInvalid): a shop cannot
+    refund more than was paid."""
     pk = parse_number("A", number)
     if pk is None:
         raise NotFound(f"처리번호 '{number}'을(를) 찾을 수 없습니다.")
+    reference = _clean_text(external_ref, limit=EXTERNAL_REF_MAX_LEN)
+    if not reference:
+        raise ResultInvalid("쇼핑몰 처리번호(external_ref)를 입력해 주세요.")
     with transaction.atomic():
         record = ActionRecord.objects.select_for_update().filter(pk=pk).first()
         if record is None:
             raise NotFound(f"처리번호 '{number}'을(를) 찾을 수 없습니다.")
         wanted = ActionRecord.Status.DONE if ok else ActionRecord.Status.FAILED
-        if record.status == wanted and record.detail.get("external_ref") == external_ref:
+        if record.status == wanted and record.detail.get("external_ref") == reference:
             return record, False
         if record.status != ActionRecord.Status.EXECUTING:
             raise AlreadyDecided(f"{record.number}은(는) '{record.status_label}' 상태라 처리 결과를 받을 수 없습니다.")
         order = Order.objects.select_for_update().get(pk=record.order_id)
+        if amount is not None and amount > order.amount:
+            raise ResultInvalid(
+                f"환불 금액 {amount:,}원이 주문 {order.pk}의 결제 금액 {order.amount:,}원보다 큽니다. "
+                "결제 금액 이하로 보고해 주세요.",
+                code="amount_exceeds_order",
+            )
         if ok:
             if amount is not None:
                 record.refund_amount = amount
@@ -359,7 +381,7 @@ def action_result_record(
         else:
             note = "쇼핑몰 처리 실패"
         record.status = wanted
-        record.detail = {**record.detail, "external_ref": _clean_text(external_ref, limit=100)}
+        record.detail = {**record.detail, "external_ref": reference}
         if message:
             record.detail["shop_message"] = _clean_text(message)
         record.save(update_fields=["status", "refund_amount", "detail"])

@@ -10,6 +10,8 @@ from cs_project.settings.base import DATABASES, env
 
 DEBUG = False
 ALLOWED_HOSTS = ["127.0.0.1", "localhost", "testserver"]
+# The benchmark's shop receives webhooks on 127.0.0.1.
+CS_WEBHOOK_ALLOW_PRIVATE_TARGETS = True
 
 _schema = env("CS_BENCH_SCHEMA")
 if _schema:

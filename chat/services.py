@@ -11,7 +11,7 @@ from django.db import transaction
 
 from actions.claims import Claim
 from actions.selectors import money_claims_unsupported
-from chat import prompts
+from chat import policy, prompts
 from chat.agent import AgentOutcome, run_agent
 from chat.models import ChatMessage, Conversation, ToolCall
 from chat.selectors import conversation_transcript
@@ -20,7 +20,7 @@ from common.budget import model_budget_charge
 from common.errors import DomainError, NotFound, RateLimited
 from common.outage import OUTAGE_ERRORS
 from llm.errors import LLMError
-from orders.models import Customer
+from orders.models import Customer, Order
 from tickets.models import Ticket
 from tickets.services import BODY_MAX, ticket_handoff_get_or_create, ticket_message_add
 
@@ -139,7 +139,7 @@ def _answer(
                 outcome=result_outcome,
                 model=outcome.model,
             )
-            _record_calls(reply, outcome)
+            _record_calls(reply, outcome, customer)
             conversation.save(update_fields=["updated_at"])
     except OUTAGE_ERRORS as exc:  # what the tools did is committed: show it with the "received" answer
         return _reply_not_stored(conversation, customer_message, exc, tool_results=results)
@@ -202,9 +202,16 @@ def _reply_not_stored(
     return TurnResult(conversation, customer_message, reply)
 
 
-def _record_calls(reply: ChatMessage, outcome: AgentOutcome) -> None:
+def _record_calls(reply: ChatMessage, outcome: AgentOutcome, customer: Customer) -> None:
     """One row per executed call. `order_id` is the order the call was about as the registry answered it:
-    every result about an order carries it (done, refused, or not found — an unknown id too)."""
+    every result about an order carries it (done, refused, or not found — an unknown id too). The reason is
+    stored as `chat.policy.tool_reason_stored` keeps it: masked, and without another customer's order number."""
+    named = {policy.order_id_normalized(c.result.get("order_id")) for c in outcome.calls} - {""}
+    for c in outcome.calls:
+        named |= policy.order_ids_mentioned(str(c.result.get("reason", "")))
+    # One query for the turn (none when no order was named); the customer's own orders among those named.
+    queryable = sorted(n for n in named if policy.order_id_canonical(n))
+    own = set(Order.objects.filter(customer=customer, pk__in=queryable).values_list("pk", flat=True))
     ToolCall.objects.bulk_create(
         ToolCall(
             message=reply,
@@ -212,7 +219,9 @@ def _record_calls(reply: ChatMessage, outcome: AgentOutcome) -> None:
             order_id=str(c.result["order_id"])[:32] if c.result.get("order_id") else "",
             ok=bool(c.result.get("ok")),
             error=str(c.result.get("error", ""))[:32],
-            reason=str(c.result.get("reason", ""))[:300],
+            reason=policy.tool_reason_stored(
+                str(c.result.get("reason", "")), order_id=c.result.get("order_id"), own_orders=own
+            ),
             action_number=str(c.result.get("action_id", ""))[:12],
             ticket_number=str(c.result.get("ticket_id", ""))[:12],
         )

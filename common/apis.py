@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.permissions import BasePermission
@@ -67,10 +69,28 @@ def exception_handler(exc, context):
     (database, Redis, broker) is a JSON 503 with Retry-After (common/outage.py), not a 500."""
     return (
         _domain_error(exc)
+        or _request_too_large(exc)
         or _framework_error(exc, context)
         or _outage_error(exc, context)
         or _unexpected_error(exc, context)
     )
+
+
+def _request_too_large(exc) -> Response | None:
+    """Django refuses to read a query string or form with more than DATA_UPLOAD_MAX_NUMBER_FIELDS fields (any
+    DRF view reads the query string), or a body past DATA_UPLOAD_MAX_MEMORY_SIZE: the client's request was too
+    big, not a crash (no traceback, no ERROR log)."""
+    if isinstance(exc, TooManyFieldsSent | TooManyFilesSent):
+        set_rollback()
+        log.warning("api.request_refused reason=too_many_fields error_class=%s", type(exc).__name__)
+        limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+        detail = f"요청에 담긴 항목(쿼리 매개변수·폼 필드)이 너무 많습니다. 최대 {limit:,}개까지 보낼 수 있습니다."
+        return Response(error_body(400, "too_many_fields", detail), status=400)
+    if isinstance(exc, RequestDataTooBig):
+        set_rollback()
+        log.warning("api.request_refused reason=payload_too_large")
+        return Response(error_body(413), status=413)
+    return None
 
 
 def _outage_error(exc, context) -> Response | None:

@@ -49,19 +49,17 @@ class StrictBooleanField(serializers.BooleanField):
 
 
 class StrictIntegerField(serializers.IntegerField):
-    """A JSON integer, as documented (DRF's also takes "12", "12.0" and true). Give `max_value`: the
-    column's range, so that a number the database cannot hold is a 400, not a 500."""
+    """A JSON integer, as documented (DRF's also takes "12", "12.0", 12.0 and true). A number written with a
+    fraction or an exponent (`2.0`, `2e0`) is a float to Python's JSON parser and is refused like `2.5`: the
+    document says integer, and a float has already lost digits past 2**53. Give `max_value`: the column's range,
+    so that a number the database cannot hold is a 400, not a 500."""
 
-    default_error_messages = {"invalid": "정수여야 합니다."}
+    default_error_messages = {"invalid": "정수여야 합니다(소수점 없이, 예: 2)."}
 
     def to_internal_value(self, data):
-        if (
-            isinstance(data, bool)
-            or not isinstance(data, int | float)
-            or (isinstance(data, float) and not data.is_integer())
-        ):
+        if isinstance(data, bool) or not isinstance(data, int):
             self.fail("invalid")
-        return super().to_internal_value(int(data))
+        return super().to_internal_value(data)
 
 
 class StrictDecimalField(serializers.DecimalField):

@@ -7,7 +7,9 @@ class OutboxMessage(models.Model):
 
     PENDING: committed, not (or no longer) handed to the broker; `next_attempt_at` says when to try.
     DISPATCHED: handed to the broker. DONE: the consumer finished. DEAD: gave up after
-    `CS_OUTBOX_MAX_ATTEMPTS`; a person (or the owning app's sweep) re-opens it.
+    `CS_OUTBOX_MAX_ATTEMPTS`; a person (or the owning app's sweep) re-opens it. HELD: the consumer put it aside
+    until something a person switched off is on again (a paused shop); nothing dispatches it until the owning
+    app releases it (`outbox_release`), and waiting is not a failed attempt.
     """
 
     class Status(models.TextChoices):
@@ -15,6 +17,7 @@ class OutboxMessage(models.Model):
         DISPATCHED = "DISPATCHED", "전달됨"
         DONE = "DONE", "완료"
         DEAD = "DEAD", "포기"
+        HELD = "HELD", "보류"
 
     topic = models.CharField("주제", max_length=64)
     dedupe_key = models.CharField("중복 방지 키", max_length=200, unique=True)
@@ -38,7 +41,7 @@ class OutboxMessage(models.Model):
         ]
         constraints = [
             models.CheckConstraint(
-                condition=Q(status__in=["PENDING", "DISPATCHED", "DONE", "DEAD"]), name="outbox_status_valid"
+                condition=Q(status__in=["PENDING", "DISPATCHED", "DONE", "DEAD", "HELD"]), name="outbox_status_valid"
             ),
         ]
 

@@ -14,13 +14,17 @@ back with exponential backoff and jitter (DEAD after `CS_OUTBOX_MAX_ATTEMPTS`, o
 `outbox_sweep` (Celery beat, or the in-process runner in embedded mode) dispatches every due PENDING row:
 committed but never handed over (broker down at commit, process died after commit, a deferred retry), and,
 for topics registered with `redeliver_after_s`, DISPATCHED rows nobody finished in that time.
+
+A consumer that must wait for something a person controls (a shop whose connection is paused) puts the row
+aside with `outbox_hold` instead of failing it again and again into DEAD; the owning app calls `outbox_release`
+when the wait is over, and the row is dispatched afresh.
 """
 
 from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
@@ -42,8 +46,10 @@ __all__ = [
     "outbox_dispatch",
     "outbox_done",
     "outbox_enqueue",
+    "outbox_hold",
     "outbox_purge",
     "outbox_register",
+    "outbox_release",
     "outbox_request",
     "outbox_runner_set",
     "outbox_sweep",
@@ -213,6 +219,37 @@ def outbox_defer(*, message_id: int, error: str) -> OutboxMessage | None:
         error,
     )
     return message
+
+
+def outbox_hold(*, message_id: int, reason: str) -> bool:
+    """The consumer cannot do it until something a person switched off is on again: HELD, dispatched by nobody
+    (the sweep included) until `outbox_release`. Only an open row (PENDING or DISPATCHED) is held; `reason` is
+    kept as its last error. Returns whether the row is held now."""
+    held = OutboxMessage.objects.filter(
+        pk=message_id, status__in=[OutboxMessage.Status.PENDING, OutboxMessage.Status.DISPATCHED]
+    ).update(status=OutboxMessage.Status.HELD, last_error=reason[:200])
+    if held:
+        log.info("outbox.held outbox_id=%s reason=%s", message_id, reason)
+    return bool(held)
+
+
+def outbox_release(*, message_ids: Iterable[int]) -> int:
+    """HELD rows become PENDING, due now, with their attempts counted afresh, and are dispatched after the
+    current transaction commits (the sweep picks up any whose dispatch is lost). Returns how many."""
+    wanted = list(message_ids)
+    if not wanted:
+        return 0
+    held = list(
+        OutboxMessage.objects.filter(pk__in=wanted, status=OutboxMessage.Status.HELD).values_list("pk", flat=True)
+    )
+    released = OutboxMessage.objects.filter(pk__in=held, status=OutboxMessage.Status.HELD).update(
+        status=OutboxMessage.Status.PENDING, attempts=0, next_attempt_at=timezone.now(), last_error=""
+    )
+    for pk in held:
+        transaction.on_commit(partial(_dispatch_after_commit, pk), robust=True)
+    if released:
+        log.info("outbox.released count=%d", released)
+    return released
 
 
 def outbox_done(*, topic: str, key: str) -> int:

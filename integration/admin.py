@@ -1,27 +1,74 @@
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import OuterRef, Subquery, Value
 from django.db.models.functions import Concat
 from django.utils.translation import ngettext
 
 from common.actors import Actor
-from common.display import code_html
+from common.display import code_html, labelled
 from common.events import EVENT_TYPE_LABELS
 from common.models import OutboxMessage
 from integration.models import Integration, ShopEvent
-from integration.services import WEBHOOK_TOPIC, webhook_replay
+from integration.services import (
+    INTEGRATION_PAUSED,
+    WEBHOOK_TOPIC,
+    integration_update,
+    integration_webhook_url_problem,
+    webhook_replay,
+)
+
+EDITABLE = ("webhook_url", "scopes", "allowed_origins", "active")
+
+
+def delivery_error_words(code: str) -> str:
+    """A delivery's last error (integration.services.webhook_attempt) as an operator reads it."""
+    if code == "target_forbidden":
+        return "내부·사설 주소라 보내지 않음"
+    if code == INTEGRATION_PAUSED:
+        return "연동 중지: 다시 켜면 전송"
+    if code.startswith("http_"):
+        status = code.removeprefix("http_")
+        if status.startswith("3"):
+            return f"HTTP {status} 리디렉션 (따라가지 않음)"
+        return f"HTTP {status} 응답"
+    return "연결 실패" if code else ""
+
+
+class IntegrationForm(forms.ModelForm):
+    # An address typed without a scheme is taken as https (Django 6's default; stated, so 5.2 does not warn).
+    webhook_url = forms.URLField(label="웹훅 URL", max_length=500, required=False, assume_scheme="https")
+
+    class Meta:
+        model = Integration
+        fields = EDITABLE
+
+    def clean_webhook_url(self) -> str:
+        url = self.cleaned_data.get("webhook_url") or ""
+        problem = integration_webhook_url_problem(url)
+        if problem:
+            raise forms.ValidationError(problem, code="webhook_url")
+        return url
 
 
 @admin.register(Integration)
 class IntegrationAdmin(admin.ModelAdmin):
-    """Keys and secrets are issued by `manage.py integration_create` (shown once); the admin edits the rest."""
+    """Keys and secrets are issued by `manage.py integration_create` (shown once); the admin edits the rest,
+    through `integration_update`."""
 
+    form = IntegrationForm
     list_display = ("name", "api_key_prefix", "webhook_url", "active", "created_at")
     list_filter = ("active",)
-    fields = ("name", "api_key_prefix", "webhook_url", "scopes", "allowed_origins", "active", "created_at")
+    fields = ("name", "api_key_prefix", *EDITABLE, "created_at")
     readonly_fields = ("name", "api_key_prefix", "created_at")
 
     def has_add_permission(self, request) -> bool:
         return False
+
+    def save_model(self, request, obj, form, change) -> None:
+        integration_update(
+            integration=obj, actor=Actor.operator(request.user), **{f: form.cleaned_data[f] for f in EDITABLE}
+        )
+        obj.refresh_from_db()
 
 
 @admin.register(ShopEvent)
@@ -67,7 +114,8 @@ class ShopEventAdmin(admin.ModelAdmin):
 
     @admin.display(description="마지막 오류")
     def last_error(self, obj: ShopEvent) -> str:
-        return getattr(obj, "delivery_error", None) or ""
+        code = getattr(obj, "delivery_error", None) or ""
+        return labelled(code, delivery_error_words(code)) if code else ""
 
     def has_replay_permission(self, request) -> bool:
         return request.user.has_perm("integration.change_integration")

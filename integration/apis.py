@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from common.actors import Actor
 from common.apis import FieldConflict
 from common.fields import StrictBooleanField, StrictCharField, StrictDecimalField, StrictIntegerField, StrictRegexField
+from common.numbering import number_pattern
 from integration import services
 from integration.authentication import IntegrationKeyAuthentication, IsIntegration
 from integration.errors import InvalidInput, MissingReference
@@ -129,8 +130,20 @@ class ActionResultApi(_IntegrationApi):
     @extend_schema_serializer(component_name="IntegrationActionResultInput")
     class InputSerializer(serializers.Serializer):
         ok = StrictBooleanField()
-        external_ref = StrictCharField(max_length=100)
-        amount = StrictDecimalField(max_digits=12, decimal_places=0, min_value=0, required=False, allow_null=True)
+        external_ref = StrictCharField(
+            max_length=100,
+            help_text="쇼핑몰의 처리번호. 앞뒤 공백은 지우고 연속된 공백은 하나로 보아 비교·저장합니다: "
+            "같은 보고를 다시 보내면 changed=false.",
+        )
+        amount = StrictDecimalField(
+            max_digits=12,
+            decimal_places=0,
+            min_value=0,
+            required=False,
+            allow_null=True,
+            help_text="실제 환불 금액(원, 숫자 문자열). 주문 결제 금액 이하여야 합니다"
+            "(넘으면 400 amount_exceeds_order). 없으면 주문 금액.",
+        )
         message = StrictCharField(max_length=500, required=False, allow_blank=True, default="")
 
     @extend_schema_serializer(component_name="IntegrationActionResult")
@@ -141,7 +154,20 @@ class ActionResultApi(_IntegrationApi):
         order_id = serializers.CharField()
 
     @extend_schema(
-        tags=TAG, request=InputSerializer, responses={200: OutputSerializer}, summary="환불·취소 처리 결과 보고"
+        tags=TAG,
+        request=InputSerializer,
+        responses={200: OutputSerializer},
+        summary="환불·취소 처리 결과 보고",
+        parameters=[
+            OpenApiParameter(
+                "action_id",
+                str,
+                OpenApiParameter.PATH,
+                pattern=f"^{number_pattern('A')}$",
+                description="이벤트의 action_id 그대로: A와 다섯 자리 숫자(예: A00012), 99999 다음은 앞자리 0 없이"
+                "(A100000). 다른 형태(A12, 12, a00012)는 404.",
+            )
+        ],
     )
     def post(self, request, action_id: str):
         data = self.InputSerializer(data=request.data)

@@ -8,11 +8,20 @@ class IntegrationConfig(AppConfig):
     def ready(self) -> None:
         from django.conf import settings
 
+        from accounts.issuers import token_issuer_register
         from actions.execution import external_executor_register
         from common.events import SHOP_EVENT_TOPIC
         from common.outbox import outbox_register
         from integration import schema  # noqa: F401  (the Bearer scheme in the OpenAPI document)
-        from integration.services import WEBHOOK_TOPIC, order_executed_externally, shop_event_route
+        from integration.services import (
+            SHOP_PAUSED_CODE,
+            SHOP_PAUSED_MESSAGE,
+            TOKEN_ISSUER,
+            WEBHOOK_TOPIC,
+            integration_vouches,
+            order_executor,
+            shop_event_route,
+        )
         from integration.tasks import webhook_deliver_handler
 
         outbox_register(SHOP_EVENT_TOPIC, shop_event_route)
@@ -23,4 +32,7 @@ class IntegrationConfig(AppConfig):
             max_attempts=lambda: settings.CS_WEBHOOK_MAX_ATTEMPTS,
             keep_done=True,  # the delivery record the event list shows, kept as long as the event
         )
-        external_executor_register(order_executed_externally)
+        external_executor_register(order_executor)
+        token_issuer_register(
+            TOKEN_ISSUER, check=integration_vouches, code=SHOP_PAUSED_CODE, message=SHOP_PAUSED_MESSAGE
+        )

@@ -1,9 +1,10 @@
-"""Pure rules of the shop connection: signatures, versions. No ORM, no settings."""
+"""Pure rules of the shop connection: signatures, versions, where webhooks may go. No ORM, no settings."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+from ipaddress import IPv4Address, IPv6Address, ip_address
 from urllib.parse import urlsplit
 
 SIGNATURE_TOLERANCE_S = 300
@@ -55,7 +56,56 @@ def version_verdict(*, stored: int | None, incoming: int) -> str:
 
 
 def webhook_success(status: int) -> bool:
+    """2xx only. A redirect is a failure too: the desk never follows one (the signed event and its headers
+    would go wherever the receiver points, an internal address included)."""
     return 200 <= status < 300
+
+
+def address_forbidden(address: IPv4Address | IPv6Address) -> bool:
+    """May the desk not connect to this address for a webhook? True for anything but a public unicast address:
+    loopback, link-local (169.254.0.0/16 with the cloud metadata address, fe80::/10), private (RFC 1918,
+    fc00::/7), shared (100.64.0.0/10), unspecified, multicast, reserved and documentation ranges. An IPv6
+    address that carries an IPv4 one (IPv4-mapped, 6to4, Teredo) is judged by that IPv4 address as well."""
+    if isinstance(address, IPv6Address):
+        embedded = [address.ipv4_mapped, address.sixtofour, address.teredo[1] if address.teredo else None]
+        if any(inner is not None and address_forbidden(inner) for inner in embedded):
+            return True
+    return not address.is_global or address.is_multicast or address.is_reserved
+
+
+WEBHOOK_URL_SCHEME = "웹훅 URL은 http:// 또는 https://로 시작하는 주소여야 합니다."
+WEBHOOK_URL_USERINFO = "웹훅 URL에 사용자 이름이나 비밀번호를 넣을 수 없습니다."
+WEBHOOK_URL_PORT = "웹훅 URL의 포트 번호가 올바르지 않습니다."
+WEBHOOK_URL_INTERNAL = (
+    "내부망·사설·루프백 주소로는 웹훅을 보낼 수 없습니다. 외부에서 접속할 수 있는 주소를 입력해 주세요."
+)
+
+
+def webhook_url_problem(url: str, *, allow_private: bool) -> str | None:
+    """Why webhooks may not be sent to `url` (a Korean message for the form), or None ("" = no webhook).
+    Only what the URL itself shows: the scheme, and a literal address or `localhost`. A host name is judged
+    where it matters, on the address it resolves to at each connection (integration.outbound)."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return WEBHOOK_URL_SCHEME
+    if parts.username is not None or parts.password is not None:
+        return WEBHOOK_URL_USERINFO
+    try:
+        parts.port  # noqa: B018  (raises ValueError for a port out of range or not a number)
+    except ValueError:
+        return WEBHOOK_URL_PORT
+    if allow_private:
+        return None
+    host = parts.hostname.rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):  # RFC 6761: always loopback
+        return WEBHOOK_URL_INTERNAL
+    try:
+        address = ip_address(host)
+    except ValueError:
+        return None
+    return WEBHOOK_URL_INTERNAL if address_forbidden(address) else None
 
 
 def origin_normalized(origin: str) -> str | None:

@@ -4,13 +4,12 @@ shop-signed sessions."""
 from __future__ import annotations
 
 import hmac
+import http.client
 import json
 import logging
 import operator
 import secrets
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,16 +25,26 @@ from rest_framework.serializers import Serializer
 from rest_framework.utils.serializer_helpers import ReturnDict
 
 from accounts.services import token_issue
+from actions.execution import ShopExecutor
 from actions.models import ActionRecord
 from actions.services import action_result_record
 from common.actors import Actor
 from common.errors import DomainError, NotFound, PermissionDenied
 from common.events import SHOP_EVENT_TOPIC
-from common.numbering import parse_number
-from common.outbox import OutboxMessage, outbox_defer, outbox_done, outbox_enqueue, outbox_request
+from common.numbering import parse_canonical_number
+from common.outbox import (
+    OutboxMessage,
+    outbox_defer,
+    outbox_done,
+    outbox_enqueue,
+    outbox_hold,
+    outbox_release,
+    outbox_request,
+)
 from integration import policy
 from integration.errors import InvalidInput, MissingReference, NotOwned
 from integration.models import Integration, ShopEvent, ShopSessionUse, SyncRecord
+from integration.outbound import TargetForbidden, webhook_post
 from integration.schemas import SCHEMAS, id_valid
 from integration.secrets import secret_decrypt, secret_encrypt
 from orders.models import Customer, Order, Product, ProductOption
@@ -66,9 +75,7 @@ def integration_create(
     actor: Actor,
 ) -> IssuedIntegration:
     scopes = list(scopes) if scopes else list(ALL_SCOPES)
-    unknown = sorted(set(scopes) - set(ALL_SCOPES))
-    if unknown:
-        raise InvalidInput({"scopes": [f"알 수 없는 권한: {', '.join(unknown)}"]})
+    _settings_checked(webhook_url=webhook_url, scopes=scopes)
     api_key = "csk_" + secrets.token_urlsafe(32)
     signing_secret = "whsec_" + secrets.token_urlsafe(32)
     try:
@@ -86,6 +93,59 @@ def integration_create(
         raise InvalidInput({"name": ["같은 이름의 연동이 이미 있습니다."]}) from None
     log.info("integration.created integration=%s actor=%s", integration.name, actor.type)
     return IssuedIntegration(integration, api_key, signing_secret)
+
+
+def integration_webhook_url_problem(url: str) -> str | None:
+    """Why webhooks may not go to `url` under this deployment's settings (a Korean message), or None. Checked
+    when an integration is created or edited; what counts is the check at each connection (integration.outbound)."""
+    if len(url or "") > Integration._meta.get_field("webhook_url").max_length:
+        return "웹훅 URL이 너무 깁니다(500자 이하)."
+    return policy.webhook_url_problem(url or "", allow_private=bool(settings.CS_WEBHOOK_ALLOW_PRIVATE_TARGETS))
+
+
+def _settings_checked(*, webhook_url: str, scopes: list[str]) -> None:
+    errors: dict[str, list[str]] = {}
+    problem = integration_webhook_url_problem(webhook_url)
+    if problem:
+        errors["webhook_url"] = [problem]
+    unknown = sorted(set(scopes) - set(ALL_SCOPES))
+    if unknown:
+        errors["scopes"] = [f"알 수 없는 권한: {', '.join(unknown)}"]
+    if errors:
+        raise InvalidInput(errors)
+
+
+def integration_update(
+    *,
+    integration: Integration,
+    webhook_url: str,
+    scopes: list[str],
+    allowed_origins: list[str],
+    active: bool,
+    actor: Actor,
+) -> Integration:
+    """What an operator may change on an integration (the admin form). Switching it back on releases the
+    webhook deliveries held while it was paused. Raises InvalidInput (nothing changed)."""
+    scopes = list(scopes or [])
+    _settings_checked(webhook_url=webhook_url, scopes=scopes)
+    with transaction.atomic():
+        locked = Integration.objects.select_for_update().get(pk=integration.pk)
+        resumed = active and not locked.active
+        locked.webhook_url = webhook_url
+        locked.scopes = scopes
+        locked.allowed_origins = list(allowed_origins or [])
+        locked.active = active
+        locked.save(update_fields=["webhook_url", "scopes", "allowed_origins", "active"])
+        # What waited for the shop while it was paused (its refunds' events among them) goes out now.
+        released = outbox_release(message_ids=_held_deliveries([locked.pk])) if resumed else 0
+    log.info(
+        "integration.updated integration=%s active=%s released=%d actor=%s",
+        locked.name,
+        locked.active,
+        released,
+        actor.type,
+    )
+    return locked
 
 
 def integration_by_api_key(api_key: str) -> Integration | None:
@@ -562,9 +622,11 @@ def order_owner(order_id: str | None) -> Integration | None:
     return record.integration if record else None
 
 
-def order_executed_externally(order_id: str) -> bool:
-    """The actions executor hook: a shop that is connected (active) and owns the order moves its money."""
-    return SyncRecord.objects.filter(kind="order", external_id=order_id, integration__active=True).exists()
+def order_executor(order_id: str) -> ShopExecutor | None:
+    """The actions executor hook: the shop that owns the order moves its money, also while its connection is
+    paused (then the request waits for it: its event is held, see `webhook_attempt`)."""
+    owner = order_owner(order_id)
+    return ShopExecutor(name=owner.name, paused=not owner.active) if owner is not None else None
 
 
 def _customer_owner(customer_id: str | None) -> Integration | None:
@@ -577,13 +639,16 @@ def _customer_owner(customer_id: str | None) -> Integration | None:
 def shop_event_route(message: OutboxMessage) -> str:
     """The outbox handler for `shop.event`: the event goes to the integration that owns the order (or the
     customer); it becomes a ShopEvent (the feed) and, with a webhook URL, a delivery. Events about the
-    desk's own demo data go nowhere. Idempotent: the event id is the outbox row's."""
+    desk's own demo data go nowhere. An integration that is paused gets its events all the same: its feed
+    answers again once its key is accepted again, and its deliveries wait (HELD, `webhook_attempt`) until it
+    is active (`integration_update`, or the sweep's `webhooks_release_held`). Idempotent: the event id is the
+    outbox row's."""
     payload = message.payload
     data = payload.get("data") or {}
     owner = order_owner(data.get("order_id")) or _customer_owner(data.get("customer_id"))
     key = message.dedupe_key.split(":", 1)[1]
     with transaction.atomic():
-        if owner is not None and owner.active:
+        if owner is not None:
             event, created = ShopEvent.objects.get_or_create(
                 event_id=f"evt_{message.pk}",
                 defaults={
@@ -609,36 +674,45 @@ def event_body(event: ShopEvent) -> bytes:
 
 def webhook_attempt(*, outbox_id: int) -> str:
     """POST one event to its integration's webhook, signed. 2xx → the delivery is DONE; anything else → the
-    outbox retries with backoff and jitter (DEAD after CS_WEBHOOK_MAX_ATTEMPTS). Idempotent: a finished
-    delivery is not sent again (receivers still dedupe on X-CS-Event-Id: delivery is at least once)."""
+    outbox retries with backoff and jitter (DEAD after CS_WEBHOOK_MAX_ATTEMPTS): a redirect (`http_302`, never
+    followed) and a URL that is or resolves to an internal address (`target_forbidden`, nothing sent; see
+    integration.outbound) included. While the integration is paused nothing is sent: the delivery is HELD, not
+    failed, until the integration is active again. Idempotent: a finished delivery is not sent again (receivers
+    still dedupe on X-CS-Event-Id: delivery is at least once)."""
     message = OutboxMessage.objects.filter(pk=outbox_id, topic=WEBHOOK_TOPIC).first()
-    if message is None or message.status in (OutboxMessage.Status.DONE, OutboxMessage.Status.DEAD):
+    finished = (OutboxMessage.Status.DONE, OutboxMessage.Status.DEAD, OutboxMessage.Status.HELD)
+    if message is None or message.status in finished:  # HELD: only after its release (PENDING again)
         return "skipped"
     event = ShopEvent.objects.select_related("integration").filter(pk=message.payload["shop_event_id"]).first()
     key = message.dedupe_key.split(":", 1)[1]
     if event is None or not event.integration.webhook_url:
         outbox_done(topic=WEBHOOK_TOPIC, key=key)
         return "skipped"
+    if not event.integration.active and _held_while_paused(event.integration_id, outbox_id):
+        log.info("webhook.held event_id=%s integration=%s", event.event_id, event.integration.name)
+        return "held"
     body = event_body(event)
     header = policy.signature_header(integration_signing_secret(event.integration), body, t=int(time.time()))
-    request = urllib.request.Request(
-        event.integration.webhook_url,
-        data=body,
-        method="POST",
-        headers={
-            "Content-Type": "application/json",
-            "User-Agent": "cs-desk-webhook/1",
-            "X-CS-Event-Id": event.event_id,
-            "X-CS-Event-Type": event.type,
-            "X-CS-Signature": header,
-        },
-    )
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "cs-desk-webhook/1",
+        "X-CS-Event-Id": event.event_id,
+        "X-CS-Event-Type": event.type,
+        "X-CS-Signature": header,
+    }
     try:
-        with urllib.request.urlopen(request, timeout=float(settings.CS_WEBHOOK_TIMEOUT_S)) as response:
-            status = response.status
-    except urllib.error.HTTPError as exc:
-        status = exc.code
-    except (OSError, ValueError) as exc:
+        status = webhook_post(
+            event.integration.webhook_url,
+            body,
+            headers,
+            timeout=float(settings.CS_WEBHOOK_TIMEOUT_S),
+            allow_private=bool(settings.CS_WEBHOOK_ALLOW_PRIVATE_TARGETS),
+        )
+    except TargetForbidden:
+        outbox_defer(message_id=outbox_id, error=TargetForbidden.code)
+        log.warning("webhook.refused event_id=%s error=%s", event.event_id, TargetForbidden.code)
+        return "failed"
+    except (OSError, ValueError, http.client.HTTPException) as exc:
         outbox_defer(message_id=outbox_id, error=type(exc).__name__)
         log.warning("webhook.failed event_id=%s error=%s", event.event_id, type(exc).__name__)
         return "failed"
@@ -649,6 +723,45 @@ def webhook_attempt(*, outbox_id: int) -> str:
     outbox_defer(message_id=outbox_id, error=f"http_{status}")
     log.warning("webhook.failed event_id=%s status=%d", event.event_id, status)
     return "failed"
+
+
+INTEGRATION_PAUSED = "integration_paused"
+
+
+def _held_while_paused(integration_id: int, outbox_id: int) -> bool:
+    """Put the delivery aside if its integration is paused. Under the integration's row lock, which
+    `integration_update` also takes: a reactivation either sees this row HELD (and releases it) or happened
+    first (and the delivery goes out now)."""
+    with transaction.atomic():
+        integration = Integration.objects.select_for_update().get(pk=integration_id)
+        return not integration.active and outbox_hold(message_id=outbox_id, reason=INTEGRATION_PAUSED)
+
+
+def _held_deliveries(integration_ids: Sequence[int] | None = None) -> list[int]:
+    """The HELD webhook deliveries of these integrations (all active ones when None). Held rows are few: the
+    (topic, status) index finds them, and their events are matched by id."""
+    held = dict(
+        OutboxMessage.objects.filter(topic=WEBHOOK_TOPIC, status=OutboxMessage.Status.HELD).values_list(
+            "pk", "payload__shop_event_id"
+        )
+    )
+    if not held:
+        return []
+    events = ShopEvent.objects.filter(pk__in=set(held.values()))
+    events = (
+        events.filter(integration_id__in=integration_ids)
+        if integration_ids is not None
+        else events.filter(integration__active=True)
+    )
+    wanted = set(events.values_list("pk", flat=True))
+    return [pk for pk, event_pk in held.items() if event_pk in wanted]
+
+
+def webhooks_release_held() -> int:
+    """The sweep's part: deliveries held for integrations that are active again however that happened (the
+    admin releases them at once through `integration_update`; this catches any other way back)."""
+    with transaction.atomic():
+        return outbox_release(message_ids=_held_deliveries())
 
 
 def webhook_replay(*, event: ShopEvent, actor: Actor) -> OutboxMessage:
@@ -677,7 +790,7 @@ def action_result_report(
 ) -> tuple[ActionRecord, bool]:
     """The shop's report on a refund/cancel it carried out. Only for orders this integration owns."""
     integration_require_scope(integration, Integration.Scope.ACTIONS_REPORT)
-    pk = parse_number("A", action_id)
+    pk = parse_canonical_number("A", action_id)  # A00012 only: not A12, 12 or a00012
     order_id = ActionRecord.objects.filter(pk=pk).values_list("order_id", flat=True).first() if pk else None
     if order_id is None or _owned(integration, "order", order_id) is None:
         raise NotFound(f"처리번호 '{action_id}'을(를) 찾을 수 없습니다.")
@@ -704,6 +817,21 @@ def origin_allowed_anywhere(origin: str) -> bool:
 
 
 # --- customers arrive signed in -------------------------------------------------------------------
+
+# Tokens from a shop's signed session carry "integration:<pk>" (accounts/issuers.py): they are accepted only while
+# that integration is active, and again once it is reactivated.
+TOKEN_ISSUER = "integration"
+SHOP_PAUSED_CODE = "shop_paused"
+SHOP_PAUSED_MESSAGE = "이 쇼핑몰의 상담 연결이 잠시 중지되었습니다. 쇼핑몰에서 다시 접속해 주세요."
+
+
+def integration_vouches(reference: str) -> bool:
+    """The token check registered for TOKEN_ISSUER: the integration exists and is active (one indexed query)."""
+    return (
+        reference.isascii()
+        and reference.isdigit()
+        and Integration.objects.filter(pk=int(reference), active=True).exists()
+    )
 
 
 def shop_session_open(*, integration_name: str, customer_id: str, expires_at: int, signature: str):
@@ -741,6 +869,6 @@ def shop_session_open(*, integration_name: str, customer_id: str, expires_at: in
             user.save()
             customer.user = user
             customer.save(update_fields=["user"])
-        token, key = token_issue(user=customer.user, actor=customer.user)
+        token, key = token_issue(user=customer.user, actor=customer.user, issuer=f"{TOKEN_ISSUER}:{integration.pk}")
     log.info("shop_session.opened integration=%s", integration.name)
     return token, key

@@ -1,7 +1,8 @@
 """Mounted at admin/metrics/ by cs_project/urls.py, *before* the admin's own URLs.
 
 `admin.site.admin_view` gives the admin's own guard: active staff only, everyone else is redirected to
-the admin login (with `next=`), and the page is never cached.
+the admin login (with `next=`), and the page is never cached. The view itself asks for the dashboard's own
+permission, `metrics.view_dashboard` (403 without it).
 """
 
 from django.contrib import admin

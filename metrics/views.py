@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.response import TemplateResponse
 from django.utils.safestring import mark_safe
@@ -21,10 +22,21 @@ from metrics.forms import MetricsFilterForm
 from metrics.policy import DEFAULT_RANGE_DAYS, default_range
 from metrics.selectors import metrics_activity_span, metrics_compute
 
+DASHBOARD_PERMISSION = "metrics.view_dashboard"  # metrics.models.Dashboard
+
 
 def metrics_dashboard_view(request: HttpRequest) -> HttpResponse:
-    """Staff only: wrapped in `admin.site.admin_view` in metrics/urls.py (others go to the admin login)."""
+    """Staff with `metrics.view_dashboard`: wrapped in `admin.site.admin_view` in metrics/urls.py (anyone not
+    staff goes to the admin login); staff without the permission get 403, the JSON as `{code, detail}`."""
     as_json = request.GET.get("format") == "json"
+    if not request.user.has_perm(DASHBOARD_PERMISSION):
+        if as_json:
+            return JsonResponse(
+                {"code": "permission_denied", "detail": "운영 지표를 볼 권한이 없습니다."},
+                status=403,
+                json_dumps_params={"ensure_ascii": False},
+            )
+        raise PermissionDenied("운영 지표를 볼 권한이 없습니다.")
     on = today()
     context: dict[str, Any] = {"range_note": "", "range_links": []}
     if "since" in request.GET or "until" in request.GET:

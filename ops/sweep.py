@@ -21,22 +21,35 @@ from django.db import connections
 
 from common.outbox import outbox_purge, outbox_sweep
 from drafts.services import drafts_sweep
+from integration.services import webhooks_release_held
 
 log = logging.getLogger(__name__)
 
 
 def sweep_run() -> dict:
-    """One pass: hand over outbox rows that were never dispatched, repair drafts, delete outbox rows finished
-    long ago. Each part's failure (the database or the broker is down) is logged and does not stop the
-    others; the next pass retries."""
+    """One pass: release webhooks held for shops that are active again, hand over outbox rows that were never
+    dispatched, repair drafts, delete outbox rows finished long ago. Each part's failure (the database or the
+    broker is down) is logged and does not stop the others; the next pass retries."""
     summary: dict = {}
-    for name, part in (("outbox", outbox_sweep), ("drafts", drafts_sweep), ("purged", outbox_purge)):
+    parts = (
+        ("released", webhooks_release_held),
+        ("outbox", outbox_sweep),
+        ("drafts", drafts_sweep),
+        ("purged", outbox_purge),
+    )
+    for name, part in parts:
         try:
             summary[name] = part()
         except Exception as exc:
             log.warning("sweep.failed part=%s error=%s", name, type(exc).__name__)
             summary[name] = f"error:{type(exc).__name__}"
-    log.info("sweep.done outbox=%s drafts=%s purged=%s", summary["outbox"], summary["drafts"], summary["purged"])
+    log.info(
+        "sweep.done released=%s outbox=%s drafts=%s purged=%s",
+        summary["released"],
+        summary["outbox"],
+        summary["drafts"],
+        summary["purged"],
+    )
     return summary
 
 

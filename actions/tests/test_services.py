@@ -3,7 +3,9 @@
 import pytest
 from django.contrib.auth import get_user_model
 
+from actions import execution
 from actions.errors import AlreadyDecided, NotApprovable
+from actions.execution import ShopExecutor
 from actions.models import ActionEvent, ActionRecord
 from actions.services import action_decide, address_change, refund_request
 from common.actors import Actor
@@ -40,6 +42,27 @@ def test_approve_refund_returns_order_and_records_amount(pending_refund, operato
     event = ActionEvent.objects.filter(record=record).last()
     assert (event.from_status, event.to_status, event.actor_label) == ("PENDING", "APPROVED", "operator")
     assert "반품완료" in event.note and "사진 확인" in event.note
+
+
+@pytest.fixture
+def shop_executes(monkeypatch):
+    """A connected shop (registered through the seam, as the integration app does) owns HR20260628003."""
+    shops: dict[str, ShopExecutor] = {}
+    monkeypatch.setattr(execution, "_executor", shops.get)
+    return shops
+
+
+@pytest.mark.parametrize("paused", [False, True])
+def test_a_refund_a_shop_executes_waits_for_its_report_even_while_the_shop_is_paused(
+    pending_refund, operator_user, shop_executes, paused
+):
+    shop_executes["HR20260628003"] = ShopExecutor("myshop", paused=paused)
+    record = action_decide(number=pending_refund.number, approve=True, actor=operator_user)
+    assert (record.status, record.refund_amount) == ("EXECUTING", 38000)
+    assert Order.objects.get(pk="HR20260628003").status == "DELIVERED"  # the shop moves the money, not the desk
+    note = ActionEvent.objects.filter(record=record).last().note
+    assert note.startswith("쇼핑몰 처리 요청: 환불 38,000원")
+    assert ("연동이 다시 켜지면 요청이 전달됩니다" in note) is paused
 
 
 def test_approve_cancel_cancels_order_and_restocks(pending_cancel, operator_user):

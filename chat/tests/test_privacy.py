@@ -56,3 +56,38 @@ def test_only_the_current_message_may_show_an_address_and_only_to_the_wire_pass(
         "new_address": "[주소]",
         "orders": [{"shipping_address": "[주소]"}],
     }
+
+
+def test_stored_refusal_reasons_are_masked_and_never_carry_another_customers_order_number(
+    c003_api, scripted_model, admin_client
+):
+    from chat.models import ToolCall
+    from orders.models import Order
+
+    foreign = Order.objects.exclude(customer_id="C003").values_list("pk", flat=True).first()
+    defect = {"reason_category": "상품하자"}
+    options = "선택 가능한 옵션: 화이트/250, 화이트/260, 블랙/250, 블랙/260, 블랙/270"
+    scripted_model.push(
+        tool_calls_message(
+            [
+                ("request_refund", {"order_id": foreign, "reason_category": "상품하자", "reason": "x"}),
+                ("request_exchange", {"order_id": "HR20260721001", "new_option": "010-9876-5432", **defect}),
+                ("request_exchange", {"order_id": "HR20260721001", "new_option": foreign, **defect}),
+            ]
+        ),
+        text_message("확인해 보니 처리할 수 없었습니다."),
+    )
+
+    body = c003_api.post("/api/chat/", {"message": "환불이랑 교환 부탁해요"}, format="json").json()
+
+    # The customer (and the model) still read that the order was not found, in the words of the tools.
+    assert body["tool_results"][0]["reason"] == f"주문번호 '{foreign}'을(를) 찾을 수 없습니다."
+    stored = list(ToolCall.objects.order_by("id").values_list("order_id", "reason"))
+    assert [reason for _, reason in stored] == [
+        "주문번호를 찾을 수 없습니다(고객 본인의 주문이 아니어서 번호는 기록하지 않음).",
+        "'쿠션 운동화'에는 '[전화번호]' 옵션이 없습니다. " + options,
+        "'쿠션 운동화'에는 '[주문번호]' 옵션이 없습니다. " + options,
+    ]
+    dashboard = admin_client.get("/admin/metrics/", {"since": "2026-01-01", "until": "2026-12-31", "format": "json"})
+    shown = json.dumps(dashboard.json(), ensure_ascii=False)
+    assert "[전화번호]" in shown and foreign not in shown and "9876" not in shown

@@ -1,6 +1,7 @@
 """StrictCharField: a string as the OpenAPI document describes it (type, maxLength before trimming, the
-not-blank `pattern` agreeing with what the field accepts)."""
+not-blank `pattern` agreeing with what the field accepts). StrictIntegerField: a JSON integer and nothing else."""
 
+import json
 import re
 
 import pytest
@@ -8,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rest_framework import serializers
 
-from common.fields import NOT_BLANK, StrictCharField
+from common.fields import NOT_BLANK, StrictCharField, StrictIntegerField
 
 
 class Form(serializers.Serializer):
@@ -33,3 +34,24 @@ def test_the_documented_pattern_says_what_the_field_accepts(text):
         return
     accepted = Form(data={"text": text}).is_valid()
     assert accepted == (re.search(NOT_BLANK, text) is not None) == (bool(text.strip()) and "\x00" not in text)
+
+
+class Count(serializers.Serializer):
+    n = StrictIntegerField(min_value=0, max_value=2**63 - 1)
+
+
+@pytest.mark.parametrize("value", [2.0, 2.5, 1e3, float("inf"), True, False, "2", "2.0", None, [2], 2**63])
+def test_the_integer_field_refuses_anything_but_a_json_integer(value):
+    form = Count(data={"n": value})
+    assert not form.is_valid() and "n" in form.errors
+
+
+@pytest.mark.parametrize("text, value", [('{"n": 2}', 2), ('{"n": 0}', 0), ('{"n": 9223372036854775807}', 2**63 - 1)])
+def test_the_integer_field_takes_integers_as_json_writes_them(text, value):
+    form = Count(data=json.loads(text))
+    assert form.is_valid() and form.validated_data["n"] == value
+
+
+def test_an_integral_float_in_json_is_a_float_and_refused():
+    form = Count(data=json.loads('{"n": 2.0}'))
+    assert not form.is_valid() and form.errors["n"] == ["정수여야 합니다(소수점 없이, 예: 2)."]

@@ -169,3 +169,33 @@ def test_the_purge_works_through_a_backlog_in_steps(receiver, settings):
     )
     assert [outbox.outbox_purge(limit=3) for _ in range(4)] == [3, 3, 1, 0]
     assert not OutboxMessage.objects.exists()
+
+
+def test_a_held_row_waits_without_attempts_until_it_is_released(receiver):
+    with transaction.atomic():
+        row = outbox.outbox_enqueue(topic=TOPIC, key="1", payload={"id": 1})
+    assert outbox.outbox_hold(message_id=row.pk, reason="target_paused")
+    held = OutboxMessage.objects.get()
+    assert (held.status, held.last_error) == ("HELD", "target_paused")
+    _make_due()
+    for _ in range(5):  # well past CS_OUTBOX_MAX_ATTEMPTS: waiting is no failed attempt
+        assert outbox.outbox_sweep() == 0
+    assert outbox.outbox_dispatch(row.pk).ok is False
+    assert outbox.outbox_done(topic=TOPIC, key="1") == 0 and OutboxMessage.objects.get().status == "HELD"
+
+    with transaction.atomic():
+        assert outbox.outbox_release(message_ids=[row.pk]) == 1
+        assert len(receiver.handed) == 1  # dispatched after the release commits, not before
+
+    released = OutboxMessage.objects.get()
+    assert receiver.handed == [{"id": 1}, {"id": 1}]
+    assert (released.status, released.attempts, released.last_error) == ("DISPATCHED", 1, "")
+    assert outbox.outbox_release(message_ids=[row.pk]) == 0  # only HELD rows are released
+
+
+def test_only_an_open_row_is_held(receiver):
+    with transaction.atomic():
+        row = outbox.outbox_enqueue(topic=TOPIC, key="1", payload={"id": 1})
+    outbox.outbox_done(topic=TOPIC, key="1")
+    assert not outbox.outbox_hold(message_id=row.pk, reason="x")
+    assert OutboxMessage.objects.get().status == "DONE"

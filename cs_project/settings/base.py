@@ -235,6 +235,10 @@ CS_WEBHOOK_MAX_ATTEMPTS = int(env("CS_WEBHOOK_MAX_ATTEMPTS", "12"))
 CS_WEBHOOK_TIMEOUT_S = env_float("CS_WEBHOOK_TIMEOUT_S", 5.0)
 CS_WEBHOOK_REDELIVER_S = env_float("CS_WEBHOOK_REDELIVER_S", 300.0)
 CS_SHOP_SESSION_MAX_AHEAD_S = int(env("CS_SHOP_SESSION_MAX_AHEAD_S", "600"))
+# Webhooks go to public addresses only: a URL that is, or resolves at connect time to, a loopback, link-local
+# (cloud metadata), private, unspecified, multicast or reserved address is refused (integration.outbound).
+# On for local development, the tests and the benchmark (their shop receives on 127.0.0.1); off in production.
+CS_WEBHOOK_ALLOW_PRIVATE_TARGETS = env_bool("CS_WEBHOOK_ALLOW_PRIVATE_TARGETS", False)
 
 # --- Redis / Celery -----------------------------------------------------------------------------
 # REDIS_URL unset = embedded mode: tasks run in-process after commit, locks fall back to the DB.
@@ -316,8 +320,24 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    # common.converters: `id` is an integer in ASCII digits; the others document their regex.
-    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 999_999_999_999}},
+    # common.converters: `id` is an integer in ASCII digits; public numbers only in their canonical form
+    # (common.numbering.number_pattern, written out here: settings import no app code); the others document
+    # their regex.
+    "PATH_CONVERTER_OVERRIDES": {
+        "id": {"type": "integer", "minimum": 0, "maximum": 999_999_999_999},
+        "ticket_number": {
+            "type": "string",
+            "pattern": "^T(?:[0-9]{5}|[1-9][0-9]{5,11})$",
+            "description": "티켓번호: T와 다섯 자리 숫자(예: T00012), 99999 다음은 앞자리 0 없이(T100000). "
+            "다른 형태(T12, t00012, T000012)는 404.",
+        },
+        "action_number": {
+            "type": "string",
+            "pattern": "^A(?:[0-9]{5}|[1-9][0-9]{5,11})$",
+            "description": "처리번호: A와 다섯 자리 숫자(예: A00012), 99999 다음은 앞자리 0 없이(A100000). "
+            "다른 형태(A12, 12, a00012)는 404.",
+        },
+    },
     # Every /api/ operation lists its error statuses with the shared Error body.
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

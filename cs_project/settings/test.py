@@ -7,6 +7,8 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CS_SWEEP_EMBEDDED = False
 CS_OUTBOX_BACKGROUND = False  # tests see the draft right after the commit (ops/tests/test_background.py turns it on)
 CS_WARM_UP_ON_START = False
+# The reference shop receives on 127.0.0.1 (integration/simulator.py); tests of the refusal turn this off.
+CS_WEBHOOK_ALLOW_PRIVATE_TARGETS = True
 REST_FRAMEWORK = {
     **REST_FRAMEWORK,  # noqa: F405
     "DEFAULT_THROTTLE_RATES": {"chat": "1000/min", "customer": "10000/min", "ticket_message": "1000/min"},

@@ -141,6 +141,34 @@ def test_oversize_body_answers_json_413(c003_api, client, settings):
     assert not ChatMessage.objects.exists()
 
 
+@pytest.mark.django_db
+def test_more_query_parameters_than_django_reads_answer_400_without_an_error_log(
+    c003_api, client, staff_api, caplog, settings
+):
+    """Django refuses to parse more than DATA_UPLOAD_MAX_NUMBER_FIELDS (1,000) fields; every DRF view reads the
+    query string, so it was a 500 with a traceback in the error log on any /api/ URL."""
+    limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+    too_many = "&".join(f"f{i}=1" for i in range(limit + 1))
+    with caplog.at_level(logging.WARNING):
+        answers = [
+            c003_api.get(f"/api/orders/?{too_many}"),
+            c003_api.get(f"/api/ping/?{too_many}"),
+            c003_api.post(f"/api/chat/?{too_many}", {"message": "안녕하세요"}, format="json"),
+            client.post(f"/api/auth/token/?{too_many}", {"username": "c003"}, content_type="application/json"),
+            staff_api.get(f"/api/ops/tickets/?{too_many}"),
+        ]
+        # The schema view renders its answers as YAML: the error middleware gives it the generic JSON 400.
+        schema = client.get(f"/api/schema/?{too_many}")
+    for response in answers:
+        body = error(response, 400, "too_many_fields")
+        assert set(body) == {"code", "detail"} and f"{limit:,}개" in body["detail"]
+    assert error(schema, 400)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not ChatMessage.objects.exists()
+    just_enough = "&".join(f"f{i}=1" for i in range(limit - 1))
+    assert c003_api.get(f"/api/ping/?{just_enough}").status_code == 200
+
+
 def test_the_parser_bounds_a_body_without_content_length(settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100
     with pytest.raises(PayloadTooLarge):
@@ -217,6 +245,33 @@ def test_non_ascii_digit_ids_are_not_found_on_every_id_route(c003, c003_api, sta
         assert error(staff_api.post(f"/api/ops/actions/A{digits}/decide/", {"approve": True}, format="json"), 404)
     assert error(c003_api.get("/api/products/P%00/"), 404)
     assert error(c003_api.get("/api/tickets/T99999999999999999999/"), 404)
+
+
+@pytest.mark.django_db
+def test_ticket_and_action_numbers_only_in_their_canonical_form_on_every_route(c003, c003_api, staff_api):
+    """One name per ticket or request: T00012 / A00012 as common.numbering writes them. A leading zero beyond
+    five digits, a short form, a bare id or lower case is a 404 (A000012 once named A00012)."""
+    from actions.services import refund_request
+    from common.actors import Actor
+
+    ticket = Ticket.objects.create(customer=c003, subject="x")
+    record = refund_request(
+        customer=c003, order_id="HR20260628003", reason_category="DEFECT", reason="x", actor=Actor.customer_agent(c003)
+    ).record
+    for other in (f"T0{ticket.number[1:]}", f"T{ticket.pk}", str(ticket.pk), ticket.number.lower()):
+        assert error(c003_api.get(f"/api/tickets/{other}/"), 404, "not_found"), other
+        assert error(c003_api.post(f"/api/tickets/{other}/messages/", {"body": "x"}, format="json"), 404)
+        assert error(staff_api.get(f"/api/ops/tickets/{other}/"), 404)
+    for other in (f"A0{record.number[1:]}", f"A{record.pk}", str(record.pk), record.number.lower()):
+        assert error(staff_api.post(f"/api/ops/actions/{other}/decide/", {"approve": False}, format="json"), 404)
+    record.refresh_from_db()
+    assert record.status == "PENDING"
+    assert c003_api.get(f"/api/tickets/{ticket.number}/").status_code == 200
+    assert staff_api.get(f"/api/ops/tickets/{ticket.number}/").status_code == 200
+    assert (
+        staff_api.post(f"/api/ops/actions/{record.number}/decide/", {"approve": False}, format="json").status_code
+        == 200
+    )
 
 
 @pytest.mark.django_db

@@ -199,6 +199,8 @@ def _admin_pages(world) -> dict[str, str]:
         "failed login": change(AccessAttempt, AccessAttempt.objects.first().pk),
         "login log": changelist(AccessLog),
         "login log entry": change(AccessLog, AccessLog.objects.first().pk),
+        "metrics dashboard": reverse("metrics:dashboard"),
+        "metrics dashboard (JSON)": reverse("metrics:dashboard") + "?format=json",
     }
 
 
@@ -237,6 +239,9 @@ def test_admin_pages_matrix(world):
         "failed login": accounts,
         "login log": accounts,
         "login log entry": accounts,
+        # metrics.view_dashboard: the operator's (and the viewer's) view_* permissions include it; is_staff does not.
+        "metrics dashboard": desk,
+        "metrics dashboard (JSON)": desk,
     }
     clients = {}
     for role in ROLES:

@@ -132,6 +132,9 @@ def test_an_invalid_object_is_refused_whole_with_field_errors():
         ("order", ORDER_ID, {"amount": ""}, "amount"),
         ("order", ORDER_ID, {"version": "3"}, "version"),
         ("order", ORDER_ID, {"version": True}, "version"),
+        ("order", ORDER_ID, {"version": 2.0}, "version"),  # JSON 2.0 is a float: not the documented integer
+        ("customer", CUSTOMER_ID, {"version": 2e0}, "version"),
+        ("product", "P900", {"options": [{"option_id": "O1", "name": "250", "stock": 3.0}]}, "options"),
         ("order", ORDER_ID, {"items": []}, "items"),
         ("order", ORDER_ID, {"customer_id": 900}, "customer_id"),
         ("order", ORDER_ID, {"customer_id": " S900"}, "customer_id"),

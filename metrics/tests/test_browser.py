@@ -13,6 +13,7 @@ import shutil
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 
 from metrics.tests.dataset import build_dataset
 
@@ -49,7 +50,8 @@ def test_dashboard_charts_render_in_headless_chromium(live_server):
     # All database work happens before the browser starts: Playwright's sync API runs an event loop,
     # and Django refuses ORM calls while one is running in this thread.
     build_dataset()
-    get_user_model().objects.create_user("metrics-browser", password="pw-12345678", is_staff=True)
+    browser_user = get_user_model().objects.create_user("metrics-browser", password="pw-12345678", is_staff=True)
+    browser_user.user_permissions.add(Permission.objects.get(codename="view_dashboard"))
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
 
     with sync_playwright() as p:

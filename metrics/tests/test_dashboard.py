@@ -6,6 +6,7 @@ from datetime import datetime
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from chat.models import ChatMessage, Conversation
@@ -21,9 +22,16 @@ URL = "/admin/metrics/"
 CHART = '<svg xmlns="http://www.w3.org/2000/svg" class="metrics-chart '  # not the admin's own icon sprites
 
 
+def _dashboard_viewer(username: str) -> object:
+    user = get_user_model().objects.create_user(username, password="pw-12345678", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(content_type__app_label="metrics", codename="view_dashboard"))
+    return user
+
+
 @pytest.fixture
 def staff(db):
-    return get_user_model().objects.create_user("metrics-viewer", password="pw-12345678", is_staff=True)
+    """Staff who may read the dashboard (metrics.view_dashboard)."""
+    return _dashboard_viewer("metrics-viewer")
 
 
 def test_the_url_is_mounted_under_admin():
@@ -183,3 +191,25 @@ def test_admin_index_links_to_the_dashboard_and_still_lists_apps(client, staff):
     assert f'href="{URL}"' in page and "운영 지표 대시보드" in page
     assert "처리 기록" in page  # the app list is still there
     assert "recent-actions-module" in page  # and so is the sidebar
+
+
+def test_staff_without_the_dashboard_permission_get_403_for_the_page_and_the_json(client):
+    build_dataset()
+    bare = get_user_model().objects.create_user("staff-bare", password="pw-12345678", is_staff=True)
+    client.force_login(bare)
+
+    page = client.get(URL)
+    as_json = client.get(URL, {"format": "json", "since": "2026-07-14", "until": "2026-07-27"})
+
+    assert page.status_code == 403 and CHART not in page.content.decode()
+    assert as_json.status_code == 403
+    assert as_json.json() == {"code": "permission_denied", "detail": "운영 지표를 볼 권한이 없습니다."}
+    index = client.get("/admin/").content.decode()
+    assert f'href="{URL}"' not in index  # no link to a page that would refuse them
+
+
+def test_the_demo_operator_may_read_the_dashboard(client, shop):
+    client.force_login(get_user_model().objects.get(username="operator"))
+    assert client.get(URL).status_code == 200
+    assert client.get(URL, {"format": "json"}).status_code == 200
+    assert f'href="{URL}"' in client.get("/admin/").content.decode()
