@@ -141,6 +141,10 @@ def _loads(raw: Any) -> dict:
 
 def _single_id(text_: str) -> str | None:
     ids = set(nlu.order_ids(text_))
+    if len(ids) > 1 and ASK in text_:
+        # A reply that answered several requests and asks about one: the order is the one it asks about.
+        asking = [line for line in text_.splitlines() if ASK in line]
+        ids = {i for line in asking for i in nlu.order_ids(line)}
     return ids.pop() if len(ids) == 1 else None
 
 
@@ -304,6 +308,10 @@ def run_agent(messages: list[dict], available_tools: frozenset[str]) -> dict:
             return reply_orders(orders_run.result)
         return reply_tracking(orders_run.result, request)
 
+    several = nlu.split_requests(turn.current) if request.texts[-1:] == [turn.current] else []
+    if len(several) >= 2:
+        return run_several(turn, several, call, available_tools)
+
     tool = ACTION_TOOL[intent]
     done = turn.result_of(tool)
     if done:
@@ -373,6 +381,78 @@ def run_agent(messages: list[dict], available_tools: frozenset[str]) -> dict:
         args["new_option"] = option or ""
         return call(tool, args)
     return call(tool, args)
+
+
+def run_several(turn: Turn, several: list[tuple[str, str]], call, available_tools: frozenset[str]) -> dict:
+    """Two or more requests in one message, handled in the order the customer gave them: the orders looked up
+    once, every request that is ready called in one round, then one reply that answers each in turn (a
+    question where something is missing, the tool's own words where it refused)."""
+    whole = nlu.classify_reason(turn.current)
+    # "둘 다 단순변심이에요" said once holds for each request that does not give its own reason.
+    shared = whole.category if whole.said else None
+    subs = [Request(intent, [words], carried_reason=shared) for intent, words in several]
+    orders_run = turn.result_of("get_my_orders")
+    if orders_run is None and any(order_id_in(sub) is None for sub in subs) and "get_my_orders" in available_tools:
+        return call("get_my_orders", {})
+    orders = _orders(orders_run.result if orders_run else None)
+    today = _today(orders_run.result if orders_run else None)
+    plans: list[tuple[Request, str | None, dict | str]] = []  # (request, tool, arguments) or (request, None, question)
+    for sub in subs:
+        plans.append(_plan(sub, orders, today))
+    ran = {(run.name, str(run.args.get("order_id"))): run for run in turn.runs if run.result is not None}
+    ready = [(tool, args) for _, tool, args in plans if tool and (tool, str(args["order_id"])) not in ran]
+    if ready:
+        return _calls(turn, [(tool, args) for tool, args in ready if tool in available_tools])
+    lines = []
+    for sub, tool, args in plans:
+        if tool is None:
+            lines.append(f"- {args}")
+        else:
+            lines.append(f"- {reply_action(sub.intent, ran[(tool, str(args['order_id']))], orders)['content']}")
+    return text("요청하신 일을 차례로 처리했습니다.\n" + "\n".join(lines))
+
+
+def _plan(sub: Request, orders: list[dict], today: date | None) -> tuple[Request, str | None, dict | str]:
+    tool = ACTION_TOOL[sub.intent]
+    order_id = order_id_in(sub)
+    order = next((o for o in orders if o.get("order_id") == order_id), None) if order_id else None
+    if order_id is None:
+        order, candidates = resolve_order(sub, orders, today)
+        if order is None:
+            return sub, None, ask_which_order(sub.intent, candidates)["content"]
+        order_id = str(order["order_id"])
+    if sub.intent == nlu.ADDRESS:
+        address = _address(sub)
+        if order is not None and not _fits(order, nlu.ADDRESS):
+            return sub, tool, {"order_id": order_id, "new_address": address or ""}
+        if not address:
+            return sub, None, f"주문 {_order_label(order_id, order)}의 새 배송지를 {ASK}."
+        return sub, tool, {"order_id": order_id, "new_address": address}
+    args = _reason_args(sub, order_id)
+    if sub.intent == nlu.EXCHANGE:
+        option, choices = _option(sub, order)
+        if option is None and not _exchange_refused(order, args["reason_category"]):
+            label = _order_label(order_id, order)
+            return sub, None, f"주문 {label}을 어떤 옵션으로 교환할지 {ASK}.{_option_choices(order, choices)}"
+        args["new_option"] = option or ""
+    return sub, tool, args
+
+
+def _calls(turn: Turn, calls: list[tuple[str, dict]]) -> dict:
+    """One assistant message with several tool calls (the chat agent runs them in order)."""
+    first = turn.calls_so_far + 1
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": f"call_{first + i}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)},
+            }
+            for i, (name, args) in enumerate(calls)
+        ],
+    }
 
 
 def _reason_args(request: Request, order_id: str) -> dict[str, Any]:
@@ -458,6 +538,9 @@ def reply_action(intent: str, run: ToolRun, orders: list[dict]) -> dict:
             return text(
                 f"주문 {_order_label(order_id, order)}의 {what} 사유를 {ASK}. {CLARIFY_CHOICES} 중 하나로 답해 주세요."
             )
+        if order_id:  # the order the customer meant, named in the refusal
+            reason = result.get("reason") or "요청을 처리하지 못했습니다."
+            return text(f"{reason} (대상 주문: {_order_label(order_id, order)}) {NEXT_STEP}")
         return reply_failure(result)
     number = result.get("action_id", "")
     status = result.get("status", "")

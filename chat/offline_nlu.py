@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from common.tokenize import Morpheme, morphemes
-from orders.policy import product_words
+from orders.policy import PRODUCT_NICKNAMES, product_words
 
 # --- vocabulary ----------------------------------------------------------------------------------
 ORDERS, TRACK, ADDRESS, EXCHANGE, REFUND, CANCEL, TICKET, HANDOFF, REQUESTS = (
@@ -447,6 +447,58 @@ def detect_intent(text: str | Analysed) -> str | None:
     return None
 
 
+_JOINERS = ("그리고", "그리구", "또", "또한", "그다음", "그담", "아울러")
+_SAME_FAMILY = ({REFUND, CANCEL},)
+
+
+def split_requests(text: str) -> list[tuple[str, str]]:
+    """Two or more things asked in one message ("운동화 사이즈 교환하고 텀블러는 환불해 주세요"), in order, as
+    (intent, the words of that request). A part with no request of its own (둘 다 단순변심이에요) stays with the
+    request before it; "취소하고 환불해 주세요" on one order is one request. [] when there is one request."""
+    a = analyse(text)
+    if not a.ms:
+        return []
+    starts = [0]
+    for i, m in enumerate(a.ms):
+        if m.tag == "EC" and m.form in ("고", "구") and i and a.ms[i - 1].tag.split("-")[0] in ("XSV", "VV", "VX"):
+            starts.append(a.ms[i + 1].start if i + 1 < len(a.ms) else len(a.text))
+        elif m.tag == "MAJ" and m.form in _JOINERS:
+            starts.append(m.start)
+        elif m.tag in ("SF", "SP") and m.form in (".", ",", "!", "?", ";"):
+            starts.append(m.end)
+    bounds = sorted({b for b in starts if 0 <= b < len(a.text)})
+    parts = [a.text[x:y].strip() for x, y in zip(bounds, [*bounds[1:], len(a.text)], strict=True)]
+    requests: list[list] = []
+    for part in (p for p in parts if p):
+        intent = detect_intent(part)
+        named = order_ids(part)
+        if requests and (
+            intent is None
+            or intent not in ACTION_INTENTS
+            or (any({intent, requests[-1][0]} <= family for family in _SAME_FAMILY) or intent == requests[-1][0])
+            and not (named and named != order_ids(requests[-1][1]))
+            and not _names_other_product(part, requests[-1][1])
+        ):
+            requests[-1][1] = f"{requests[-1][1]} {part}"
+        elif intent in ACTION_INTENTS:
+            requests.append([intent, part])
+        elif requests:
+            requests[-1][1] = f"{requests[-1][1]} {part}"
+    if len(requests) < 2:
+        return []
+    return [(intent, words) for intent, words in requests]
+
+
+def _names_other_product(part: str, before: str) -> bool:
+    """Whether `part` names a product word that `before` does not (텀블러는 … after 운동화 …)."""
+    words = {w for names in _PRODUCT_NOUNS for w in names}
+    here = {w for w in words if w in part}
+    return bool(here) and not here & {w for w in words if w in before}
+
+
+_PRODUCT_NOUNS = tuple((word, *nicknames) for word, nicknames in PRODUCT_NICKNAMES.items())
+
+
 def _payment_problem(a: Analysed) -> bool:
     if a.says(
         "이중결제", "중복결제", "결제오류", "결제에러", "결재오류", "이중으로", "두번결제", "결제가이상", "금액이이상"
@@ -472,6 +524,7 @@ _COLOURS: dict[str, tuple[str, ...]] = {
     "퍼플": ("퍼플", "보라", "보라색", "purple"),
     "그린": ("그린", "초록", "초록색", "녹색", "green"),
 }
+_ALL_COLOURS = tuple(w for names in _COLOURS.values() for w in names)
 _SIZE = re.compile(r"(?<![\d])(2[2-9]0|2[2-9]5|[SMLsml]|XL|xl|\d{3}ml|\d+mm)(?![\d])")
 
 
@@ -509,6 +562,9 @@ _WRONG_CUES: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("시키",), ("않", "안"), ("오",)),
     (("주문",), ("다르",)),
     (("바뀌",), ("오", "배송")),
+    # "레드로 시켰는데 검정색이 왔네요": ordered one thing, another arrived
+    (("시키", "주문", "고르", "선택"), _ALL_COLOURS + ("색", "색상", "사이즈", "옵션", "치수"), ("오", "배송", "도착")),
+    (("는데", "ᆫ데"), _ALL_COLOURS + ("색", "색상"), ("오", "배송", "도착")),
 )
 _MIND_CUES: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("변심", "단순변심", "충동구매", "충동"),),
@@ -528,7 +584,8 @@ _MIND_CUES: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("색", "색상", "색깔", "디자인", "컬러"), ("별로", "안", "싫", "마음", "맘", "다르")),
     (("다른", "딴"), ("데", "곳", "사이트", "매장"), ("싸", "저렴")),
     (("싸", "저렴"),),
-    (("실수", "잘못"), ("주문", "구매", "시키", "누르")),
+    (("실수", "잘못"), ("주문", "구매", "시키", "누르", "고르", "선택")),
+    (("사이즈", "치수", "색", "색상", "옵션"), ("잘못", "실수"), ("고르", "시키", "주문", "선택", "하")),
     (("쓸", "사용"), ("안", "일", "없")),
     (("안", "못"), ("쓰", "쓸")),
     (("선물",), ("받", "생기")),

@@ -710,6 +710,14 @@ INTENT_CASES: dict[str, list[str]] = {
 
 # (text, reason category): what the customer describes, by the whole sentence.
 REASON_CASES: list[tuple[str, str]] = [
+    # described in the customer's own words: what arrived against what was ordered, whose mistake it was
+    ("레드로 시켰는데 검정색이 왔네요", "오배송"),
+    ("빨간색 주문했는데 까만색이 배송됐어요", "오배송"),
+    ("화이트 골랐는데 블랙이 도착했어요", "오배송"),
+    ("사이즈 잘못 고른 거라 교환하고 싶어요", "단순변심"),
+    ("제가 사이즈를 잘못 골랐어요", "단순변심"),
+    ("색 잘못 선택했어요", "단순변심"),
+    ("치수를 실수로 잘못 시켰어요", "단순변심"),
     ("불량은 아니고 색이 마음에 안 들어요", "단순변심"),
     ("그냥 마음이 바뀌었어요", "단순변심"),
     ("단순변심이에요", "단순변심"),
@@ -1087,6 +1095,14 @@ HOLDOUT_INTENT_CASES: dict[str, list[str]] = {
     ],
 }
 HOLDOUT_REASON_CASES: list[tuple[str, str]] = [
+    # described in the customer's own words: what arrived against what was ordered, whose mistake it was
+    ("레드로 시켰는데 검정색이 왔네요", "오배송"),
+    ("빨간색 주문했는데 까만색이 배송됐어요", "오배송"),
+    ("화이트 골랐는데 블랙이 도착했어요", "오배송"),
+    ("사이즈 잘못 고른 거라 교환하고 싶어요", "단순변심"),
+    ("제가 사이즈를 잘못 골랐어요", "단순변심"),
+    ("색 잘못 선택했어요", "단순변심"),
+    ("치수를 실수로 잘못 시켰어요", "단순변심"),
     ("생각했던 색이랑 달라서요", "단순변심"),
     ("그냥 필요 없어졌어", "단순변심"),
     ("사이즈가 좀 커요", "단순변심"),

@@ -96,3 +96,22 @@ def test_the_option_tells_two_orders_of_the_same_product_apart():
     assert [o["order_id"] for o in nlu.find_orders("그레이 백팩 환불이요", orders)] == ["HR20260712012"]
     assert [o["order_id"] for o in nlu.find_orders("검정 가방이요", orders)] == ["HR20260724005"]
     assert len(nlu.find_orders("가방이요", orders)) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "intents"),
+    [
+        ("운동화 사이즈 교환하고 텀블러는 환불해주세요 둘다 단순변심", ["exchange", "refund"]),
+        ("HR20260721001 블랙/260으로 교환하고 HR20260726002 이어폰은 취소해 주세요", ["exchange", "cancel"]),
+        ("이어폰 주소 바꾸고 운동화는 블랙/260으로 교환해 주세요. 단순변심이에요", ["address", "exchange"]),
+        ("HR20260721001 환불하고 HR20260628003도 환불해 주세요 단순변심", ["refund", "refund"]),
+        ("텀블러 환불해 주세요. 그리고 가방 배송지 바꿔 주세요", ["refund", "address"]),
+        # one request, however many verbs
+        ("백팩은 그냥 취소하고 환불해 주세요", []),
+        ("환불 말고 교환해 주세요", []),
+        ("사이즈가 작아서 교환하고 싶어요", []),
+        ("운동화 반품하고 환불받고 싶어요", []),
+    ],
+)
+def test_two_requests_in_one_message_are_split_in_order(text, intents):
+    assert [intent for intent, _ in nlu.split_requests(text)] == intents
