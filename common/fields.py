@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from datetime import date, datetime
 
 from django.core.validators import RegexValidator
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
+
+from common.clock import SEOUL
 
 # What "not blank" means here, written so that Python's `re` and the ECMA regex of JSON Schema read it alike:
 # some character that Python's str.strip() keeps (its whitespace is ECMA's \s without U+FEFF, plus U+001C–1F
@@ -105,3 +109,122 @@ class StrictRegexField(serializers.RegexField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class AmountField(serializers.DecimalField):
+    """An amount of won as shop platforms send it: a JSON integer (15000: Naver's commerce API) or a string of
+    digits with nothing but zeros after the point ("15000", "15000.00": Cafe24's decimal strings). A fraction
+    of a won, a sign, a JSON float (15000.0 has already passed through binary) or a boolean is a 400 that says
+    which. The value is a whole-won Decimal."""
+
+    default_error_messages = {
+        "invalid": '금액은 정수(15000) 또는 소수점 아래가 0인 숫자 문자열("15000", "15000.00")이어야 합니다.',
+        "fraction": "원 단위 아래 금액은 받을 수 없습니다(소수점 아래는 0이어야 합니다).",
+        "negative": "금액은 0 이상이어야 합니다.",
+        "float": '금액을 소수(15000.0)로 보내지 말고 정수(15000)나 문자열("15000.00")로 보내 주세요.',
+    }
+    DIGITS = 12
+    PATTERN = rf"^\d{{1,{DIGITS}}}(?:\.\d+)?$"
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_digits", self.DIGITS)
+        kwargs.setdefault("decimal_places", 0)
+        kwargs.setdefault("min_value", 0)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool):
+            self.fail("invalid")
+        if isinstance(data, float):
+            self.fail("float")
+        if isinstance(data, int):
+            if data < 0:
+                self.fail("negative")
+            text = str(data)
+        elif isinstance(data, str):
+            if data.startswith("-") and re.fullmatch(r"-\d+(?:\.\d+)?", data):
+                self.fail("negative")
+            if not re.fullmatch(self.PATTERN, data):
+                self.fail("invalid")
+            text, _, fraction = data.partition(".")
+            if fraction.strip("0"):
+                self.fail("fraction")
+        else:
+            self.fail("invalid")
+        return super().to_internal_value(text)
+
+
+class AmountFieldSchema(OpenApiSerializerFieldExtension):
+    """One statement of the amount's forms for every API that takes one (and the webhooks that send them)."""
+
+    target_class = AmountField
+
+    def map_serializer_field(self, auto_schema, direction):
+        return {
+            "oneOf": [
+                {"type": "integer", "minimum": 0, "maximum": 10**AmountField.DIGITS - 1},
+                {"type": "string", "pattern": rf"^\d{{1,{AmountField.DIGITS}}}(?:\.0+)?$"},
+            ],
+            "description": '원 단위 금액: 정수 15000 또는 문자열 "15000" / "15000.00" (소수점 아래는 0만).',
+            "example": 15000,
+        }
+
+
+@dataclass(frozen=True)
+class ShopMoment:
+    """A day as the shop's calendar counts it (Asia/Seoul), and the instant as the shop sent it, if it sent one."""
+
+    date: date
+    exact: str | None = None
+
+
+_RFC3339 = re.compile(r"^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$")
+
+
+class ShopDateField(serializers.Field):
+    """A date as shops and their exports send it: "2026-07-22", or an RFC 3339 timestamp with its offset
+    ("2026-07-22T10:00:00+09:00", "2026-07-22T01:00:00.000Z"; milliseconds allowed). The day is taken in
+    Asia/Seoul — the day the 7/30-day windows count from — so 2026-07-20T15:30:00Z is 21 July. A timestamp
+    without an offset names no instant and is refused."""
+
+    default_error_messages = {
+        "invalid": '날짜는 "2026-07-22" 또는 시간대가 붙은 RFC 3339 시각("2026-07-22T10:00:00+09:00")이어야 합니다.',
+        "no_offset": '시각에는 시간대가 있어야 합니다(예: "+09:00" 또는 "Z").',
+    }
+
+    def to_internal_value(self, data) -> ShopMoment:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", data):
+            try:
+                return ShopMoment(date.fromisoformat(data))
+            except ValueError:
+                self.fail("invalid")
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?", data):
+            self.fail("no_offset")
+        match = _RFC3339.fullmatch(data)
+        if match is None:
+            self.fail("invalid")
+        day, hour, minute, second, fraction, offset = match.groups()
+        micro = (fraction or ".0")[1:7].ljust(6, "0")
+        iso = f"{day}T{hour}:{minute}:{second}.{micro}{'+00:00' if offset in 'Zz' else offset}"
+        try:
+            moment = datetime.fromisoformat(iso)
+        except ValueError:
+            self.fail("invalid")
+        return ShopMoment(moment.astimezone(SEOUL).date(), data)
+
+    def to_representation(self, value):
+        return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
+class ShopDateFieldSchema(OpenApiSerializerFieldExtension):
+    target_class = ShopDateField
+
+    def map_serializer_field(self, auto_schema, direction):
+        return {
+            "oneOf": [{"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}],
+            "description": "날짜(2026-07-22) 또는 시간대가 붙은 RFC 3339 시각(2026-07-22T10:00:00.000+09:00). "
+            "주문의 날짜는 한국 시간(Asia/Seoul) 기준 날짜로 저장되고, 보낸 시각은 그대로 보관됩니다.",
+            "example": "2026-07-22T10:00:00+09:00",
+        }

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from common.actors import Actor
 from common.apis import FieldConflict
-from common.fields import StrictBooleanField, StrictCharField, StrictDecimalField, StrictIntegerField, StrictRegexField
+from common.fields import AmountField, StrictBooleanField, StrictCharField, StrictIntegerField, StrictRegexField
 from common.numbering import number_pattern
 from integration import services
 from integration.authentication import IntegrationKeyAuthentication, IsIntegration
@@ -98,13 +98,40 @@ class OrderUpsertApi(_UpsertApi):
         return self._put(request, order_id)
 
 
+@extend_schema_serializer(component_name="IntegrationEventData")
+class EventDataSerializer(serializers.Serializer):
+    """What an event's `data` may hold, with the same types the shop API takes (an amount is a JSON integer,
+    which `AmountField` accepts back). Which keys each type carries: README, "3. Events flow out"."""
+
+    action_id = serializers.CharField(required=False, help_text="A00012")
+    ticket_id = serializers.CharField(required=False, help_text="T00007")
+    order_id = serializers.CharField(required=False, allow_null=True)
+    customer_id = serializers.CharField(required=False)
+    kind = serializers.CharField(required=False, help_text="REFUND · CANCEL")
+    status = serializers.CharField(required=False)
+    amount = AmountField(required=False, allow_null=True, help_text="원 단위 정수")
+    reason_category = serializers.CharField(required=False, allow_blank=True)
+    old_address = serializers.CharField(required=False)
+    new_address = serializers.CharField(required=False)
+    old_option = serializers.CharField(required=False)
+    new_option = serializers.CharField(required=False)
+    category = serializers.CharField(required=False)
+    subject = serializers.CharField(required=False)
+    source = serializers.CharField(required=False)
+
+
 class EventListApi(_IntegrationApi):
     @extend_schema_serializer(component_name="IntegrationEvent")
     class OutputSerializer(serializers.Serializer):
         id = serializers.CharField(source="event_id")
         type = serializers.CharField()
-        created_at = serializers.DateTimeField()
-        data = serializers.JSONField()
+        created_at = serializers.DateTimeField(help_text="RFC 3339, 시간대 포함")
+        data = EventDataSerializer(help_text="웹훅 본문의 data와 같은 모양")
+
+        def to_representation(self, instance):
+            out = super().to_representation(instance)
+            out["data"] = instance.data  # as stored and as the webhook sends it, key for key
+            return out
 
     @extend_schema(
         tags=TAG,
@@ -135,14 +162,11 @@ class ActionResultApi(_IntegrationApi):
             help_text="쇼핑몰의 처리번호. 앞뒤 공백은 지우고 연속된 공백은 하나로 보아 비교·저장합니다: "
             "같은 보고를 다시 보내면 changed=false.",
         )
-        amount = StrictDecimalField(
-            max_digits=12,
-            decimal_places=0,
-            min_value=0,
+        amount = AmountField(
             required=False,
             allow_null=True,
-            help_text="실제 환불 금액(원, 숫자 문자열). 주문 결제 금액 이하여야 합니다"
-            "(넘으면 400 amount_exceeds_order). 없으면 주문 금액.",
+            help_text="실제 환불 금액(원). 주문 결제 금액 이하여야 합니다(넘으면 400 amount_exceeds_order). "
+            "없으면 주문 금액.",
         )
         message = StrictCharField(max_length=500, required=False, allow_blank=True, default="")
 

@@ -7,7 +7,7 @@ import re
 
 from rest_framework import serializers
 
-from common.fields import StrictCharField, StrictDecimalField, StrictIntegerField, StrictRegexField
+from common.fields import AmountField, ShopDateField, StrictCharField, StrictIntegerField, StrictRegexField
 from orders.models import ORDER_ID_PATTERN, PRODUCT_ID_PATTERN, Order
 
 INT_MAX = 2**31 - 1  # an IntegerField column (stock, quantity)
@@ -39,7 +39,7 @@ class OptionIn(serializers.Serializer):
 
 class ProductIn(serializers.Serializer):
     name = StrictCharField(max_length=100)
-    price = StrictDecimalField(max_digits=12, decimal_places=0, min_value=0)
+    price = AmountField()
     options = serializers.ListField(
         child=OptionIn(),
         min_length=1,
@@ -60,26 +60,37 @@ class ItemIn(serializers.Serializer):
     product_id = StrictRegexField(rf"^{PRODUCT_ID_PATTERN}$")
     option_id = StrictRegexField(r"^[A-Za-z0-9_-]{1,16}$")
     quantity = StrictIntegerField(min_value=1, max_value=INT_MAX)
-    unit_price = StrictDecimalField(max_digits=12, decimal_places=0, min_value=0)
+    unit_price = AmountField()
+
+
+TIME_FIELDS = ("ordered_at", "shipped_at", "delivered_at")
 
 
 class OrderIn(serializers.Serializer):
     customer_id = StrictRegexField(r"^[A-Za-z0-9_-]{1,16}$")
     status = serializers.ChoiceField(choices=Order.Status.choices)
-    ordered_at = serializers.DateField()
-    shipped_at = serializers.DateField(required=False, allow_null=True, default=None)
-    delivered_at = serializers.DateField(
+    ordered_at = ShopDateField()
+    shipped_at = ShopDateField(required=False, allow_null=True, default=None)
+    delivered_at = ShopDateField(
         required=False, allow_null=True, default=None, help_text="status가 DELIVERED이면 필수 (없으면 400)"
     )
     shipping_address = StrictCharField(max_length=200)
     # The desk's order holds one line (one product option); a multi-line order is refused, not cut.
     items = serializers.ListField(child=ItemIn(), min_length=1, max_length=1)
-    amount = StrictDecimalField(max_digits=12, decimal_places=0, min_value=0)
+    amount = AmountField()
     version = StrictIntegerField(min_value=0, max_value=BIGINT_MAX)
 
     def validate(self, attrs):
         if attrs["status"] == Order.Status.DELIVERED and not attrs.get("delivered_at"):
             raise serializers.ValidationError({"delivered_at": "배송완료 주문에는 배송완료일이 필요합니다."})
+        # The order keeps the Seoul day; the instants the shop sent are kept as sent (the sync record).
+        attrs["exact_times"] = {}
+        for name in TIME_FIELDS:
+            moment = attrs.get(name)
+            if moment is not None:
+                attrs[name] = moment.date
+                if moment.exact:
+                    attrs["exact_times"][name] = moment.exact
         return attrs
 
 

@@ -361,6 +361,11 @@ def _order_values(valid: dict, option_pk: int) -> dict:
     }
 
 
+def _order_record_data(valid: dict) -> dict:
+    """The instants the shop sent, as it sent them (the order itself keeps the Seoul day)."""
+    return {"times": valid["exact_times"]} if valid.get("exact_times") else {}
+
+
 def _order_upsert(integration: Integration, external_id: str, valid: dict, version: int, actor: Actor) -> Upserted:
     before = Order.objects.filter(pk=external_id).values_list("status", flat=True).first()
     record, verdict = _claim(integration, "order", external_id, version, before is not None)
@@ -373,7 +378,7 @@ def _order_upsert(integration: Integration, external_id: str, valid: dict, versi
         _owned(integration, "product", valid["items"][0]["product_id"]),
     )
     Order.objects.update_or_create(pk=external_id, defaults=_order_values(valid, option_pk))
-    _record_version(integration, record, "order", external_id, version)
+    _record_version(integration, record, "order", external_id, version, _order_record_data(valid))
     order_synced_record([(external_id, before or "", valid["status"], version)], actor=actor)
     return Upserted(True, "", version)
 
@@ -561,7 +566,7 @@ class _ChunkWriter:
             status = line.valid["status"]
             self.synced.append((line.external_id, self.order_status.get(line.external_id, ""), status, version))
             self.order_status[line.external_id] = status
-            self._stage_record(line, record, None)
+            self._stage_record(line, record, _order_record_data(line.valid))
         self.exists[line.kind].add(line.external_id)
         return Upserted(True, "", version)
 

@@ -127,8 +127,10 @@ def test_an_invalid_object_is_refused_whole_with_field_errors():
             {"items": [{"product_id": "P900", "option_id": "O1", "quantity": 2**40, "unit_price": "1"}]},
             "items",
         ),
-        # What the document says, and only that: amounts as digit strings, integers as integers, lists not empty.
-        ("order", ORDER_ID, {"amount": 59000}, "amount"),
+        # What the document says, and only that: amounts as whole won (an integer or a string with only zeros after
+        # the point), integers as integers, lists not empty.
+        ("order", ORDER_ID, {"amount": 59000.0}, "amount"),
+        ("order", ORDER_ID, {"amount": "59000.5"}, "amount"),
         ("order", ORDER_ID, {"amount": ""}, "amount"),
         ("order", ORDER_ID, {"version": "3"}, "version"),
         ("order", ORDER_ID, {"version": True}, "version"),
