@@ -179,8 +179,49 @@ LOGIN_URL = "/admin/login/"
 # --- Domain -------------------------------------------------------------------------------------
 # CS_TODAY pins "today" (YYYY-MM-DD) for demos and tests; unset means today's date in Asia/Seoul.
 CS_TODAY = env("CS_TODAY")
+# CS_NOW pins "now" (ISO datetime with offset, e.g. 2026-08-14T17:00:00+09:00) for the ticket desk's clock
+# (timestamps, SLA due times and states): tests and demos only. Unset means the real clock.
+CS_NOW = env("CS_NOW")
 CS_DEMO_PASSWORD = env("CS_DEMO_PASSWORD", "demo1234")
 FIXTURES_DIR = BASE_DIR / "fixtures"
+
+# --- Working as a team: business hours, SLA, assignment, presence ------------------------------------
+# Business hours in Asia/Seoul (common.business_hours): open weekdays (Monday = 0), opening–closing, and the
+# days the desk is closed. They drive the SLA clocks, the statutory refund deadline (business days) and the
+# after-hours notice customers read. The holiday list is the shop's to keep: add next year's before it starts.
+CS_BUSINESS_DAYS = [int(d) for d in (env("CS_BUSINESS_DAYS", "0,1,2,3,4") or "").split(",") if d.strip()]
+CS_BUSINESS_HOURS = tuple((env("CS_BUSINESS_HOURS", "09:00-18:00") or "09:00-18:00").split("-", 1))
+CS_HOLIDAYS = [
+    d.strip()
+    for d in (
+        env(
+            "CS_HOLIDAYS",
+            # 2026 public holidays in Korea (관공서의 공휴일에 관한 규정, with substitute days) and 노동절(5/1).
+            "2026-01-01,2026-02-16,2026-02-17,2026-02-18,2026-03-02,2026-05-01,2026-05-05,2026-05-25,"
+            "2026-06-03,2026-08-17,2026-09-24,2026-09-25,2026-09-26,2026-10-05,2026-10-09,2026-12-25",
+        )
+        or ""
+    ).split(",")
+    if d.strip()
+]
+# Targets per priority in business minutes, as Zammad (first response / update / solution), RT and Intercom
+# (first reply, next reply, time to close) define them: the first operator reply, the reply after each customer
+# follow-up, and closing. The resolution clock stops while the ticket waits on the customer (답변완료).
+CS_SLA_TARGETS = {
+    "URGENT": {"first_response": 30, "next_response": 60, "resolution": 4 * 60},
+    "HIGH": {"first_response": 2 * 60, "next_response": 4 * 60, "resolution": 9 * 60},
+    "NORMAL": {"first_response": 9 * 60, "next_response": 9 * 60, "resolution": 3 * 9 * 60},
+    "LOW": {"first_response": 2 * 9 * 60, "next_response": 2 * 9 * 60, "resolution": 5 * 9 * 60},
+}
+# A running clock is "at risk" when no more than this share of its target is left.
+CS_SLA_AT_RISK_SHARE = env_float("CS_SLA_AT_RISK_SHARE", 0.25)
+# An answered ticket (waiting on the customer) with no customer reply for this many days is closed by the sweep.
+CS_AUTO_CLOSE_DAYS = env_float("CS_AUTO_CLOSE_DAYS", 7.0)
+# "round_robin": a new ticket goes to the available operator (admin header toggle) who got one least recently.
+# Unset: tickets wait unassigned until someone takes them.
+CS_AUTO_ASSIGN = env("CS_AUTO_ASSIGN", "")
+# Who else has a ticket open: a heartbeat lasts this long (Redis with a TTL when REDIS_URL is set, else a table).
+CS_PRESENCE_TTL_S = int(env("CS_PRESENCE_TTL_S", "30") or 30)
 
 # --- Operator drafts -----------------------------------------------------------------------------
 # Off: no new AI processing at all (and nothing falls back to another path).
