@@ -11,6 +11,7 @@ from chat.selectors import tool_refusal_list
 from chat.tools import TOOLS, tool_error_label, tool_label
 from common.display import labelled
 from tickets.models import Ticket
+from tickets.sections import SIDE, TicketSection, ticket_section_register
 
 
 class ChatMessageInline(admin.TabularInline):
@@ -138,4 +139,17 @@ record_section_register(
         empty_text="없음",
         notes=_refused_tool_calls,
     )
+)
+
+
+def _chat_link(request: HttpRequest, ticket: Ticket) -> dict | None:
+    """A chat handoff links back to its conversation (the transcript is also a system note on the ticket)."""
+    if not ticket.chat_conversation_id or not request.user.has_perm("chat.view_conversation"):
+        return None
+    return {"chat_conversation_url": reverse("admin:chat_conversation_change", args=[ticket.chat_conversation_id])}
+
+
+# The ticket page (tickets' admin) links a chat handoff to its conversation: tickets sits below chat.
+ticket_section_register(
+    TicketSection(key="chat-link", slot=SIDE, template="admin/chat/ticket_chat_link.html", context=_chat_link)
 )

@@ -9,10 +9,17 @@ from actions.apis import OpsActionDecideApi
 from chat.apis import ChatTurnApi, ConversationDetailApi
 from common import converters
 from cs_project.apis import RequestListApi
-from drafts.apis import OpsDraftApplyApi, OpsDraftRejectApi, OpsTicketDetailApi, OpsTicketListApi, OpsTicketReplyApi
+from drafts.apis import OpsDraftApplyApi, OpsDraftRejectApi
 from orders.apis import OrderListApi, ProductDetailApi
 from orders.models import PRODUCT_ID_PATTERN
-from tickets.apis import TicketDetailApi, TicketListCreateApi, TicketMessageCreateApi
+from tickets.apis import (
+    OpsTicketDetailApi,
+    OpsTicketListApi,
+    OpsTicketReplyApi,
+    TicketDetailApi,
+    TicketListCreateApi,
+    TicketMessageCreateApi,
+)
 
 converters.register(product_pattern=PRODUCT_ID_PATTERN)
 

@@ -1,11 +1,11 @@
-"""Draft review in the admin: the ticket page shows the conversation and the current draft with
-three decisions (apply unchanged, apply edited, reject). Each decision calls a service."""
+"""Drafts in the admin: the review panel the ticket page shows beside the conversation (registered into the
+ticket page's answer slot, tickets.sections) with its decisions (send as it is or edited, reject, retry a
+failed stage), each calling a service; the drafts and dead letters themselves, read-only."""
 
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.http import Http404, HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
-from django.shortcuts import get_object_or_404
+from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
@@ -16,7 +16,6 @@ from actions.claims import find_money_claims
 from common.admin import AuditEventInline, ReadOnlyAdmin
 from common.display import code_html, fields_html
 from common.errors import DomainError
-from common.numbering import parse_number
 from diagnostics.labels import diagnosis_display
 from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION, service_events_by_event_id
 from drafts.guard import draft_hold_for
@@ -40,12 +39,11 @@ from drafts.selectors import (
     latest_drafts_prefetch,
     ticket_drafts,
 )
-from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject, drafts_regenerate, ticket_reply_send
-from tickets.admin import TicketAdmin
+from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject, drafts_regenerate
 from tickets.models import Tag, Ticket
+from tickets.sections import ANSWER, TicketColumn, TicketSection, ticket_column_register, ticket_section_register
 
 _EDIT_KEY = "drafts.held_edit.{}"
-_REPLY_KEY = "drafts.held_reply.{}"
 
 
 def _seconds(start, end) -> str:
@@ -128,194 +126,148 @@ def draft_review_context(
     }
 
 
-class TicketReviewAdmin(TicketAdmin):
-    change_form_template = "admin/drafts/ticket_review.html"
-    filter_horizontal = ("tags",)
-    list_display = (*TicketAdmin.list_display, "draft_status")
+# --- the review panel on the ticket page (tickets.sections) --------------------------------------------------
+def _can_review(request: HttpRequest) -> bool:
+    return request.user.has_perm(REVIEW_PERMISSION)
 
-    def get_queryset(self, request):
-        return super().get_queryset(request).prefetch_related(latest_drafts_prefetch())
 
-    def get_list_display(self, request):
-        display = super().get_list_display(request)
-        return (
-            display if request.user.has_perm("drafts.view_draft") else tuple(f for f in display if f != "draft_status")
-        )
+def ticket_review_section(request: HttpRequest, ticket: Ticket) -> dict:
+    """The panel's context. It follows the model permissions, as the admin's own inlines do: drafts need
+    view_draft, the diagnosis view_serviceevent."""
+    user = request.user
+    can_view_drafts = user.has_perm("drafts.view_draft")
+    drafts = ticket_drafts(ticket) if can_view_drafts else []
+    current = draft_current(drafts)
+    chunks = citations_resolve(drafts)
+    recommended = set(current.recommended_tags) if current else set()
+    applied = set(ticket.tags.values_list("name", flat=True))
+    kept_edit = request.session.pop(_EDIT_KEY.format(current.pk), None) if current else None
+    return {
+        "final_body_initial": kept_edit if kept_edit is not None else (current.answer if current else ""),
+        "can_view_drafts": can_view_drafts,
+        "can_view_diagnosis": user.has_perm(DIAGNOSIS_VIEW_PERMISSION),
+        "review": draft_review_context(
+            current,
+            chunks,
+            titles=document_titles([c.get("doc_id", "") for c in current.dropped_citations if isinstance(c, dict)])
+            if current and current.dropped_citations
+            else None,
+            diagnosis=draft_diagnosis_view(current) if user.has_perm(DIAGNOSIS_VIEW_PERMISSION) else None,
+        ),
+        "history": [d for d in drafts if current is None or d.pk != current.pk],
+        "draft_tag_choices": [
+            {"name": t.name, "recommended": t.name in recommended, "applied": t.name in applied}
+            for t in Tag.objects.filter(is_active=True)
+        ],
+        "can_review": _can_review(request),
+    }
 
-    @admin.display(description="초안")
-    def draft_status(self, obj: Ticket) -> str:
-        drafts = getattr(obj, "draft_list", None)
-        return drafts[0].get_status_display() if drafts else "-"
 
-    def get_urls(self):
-        urls = [
-            path(
-                "<int:ticket_id>/drafts/<int:draft_id>/decide/",
-                self.admin_site.admin_view(self.draft_decide_view),
-                name="tickets_ticket_draft_decide",
-            ),
-            path(
-                "<int:ticket_id>/reply/",
-                self.admin_site.admin_view(self.reply_view),
-                name="tickets_ticket_reply",
-            ),
-            path(
-                "<int:ticket_id>/drafts/retry/",
-                self.admin_site.admin_view(self.draft_retry_view),
-                name="tickets_ticket_draft_retry",
-            ),
-        ]
-        return urls + super().get_urls()
+def _live_draft_on_screen(context: dict) -> bool:
+    """With a live draft, its text box is the reply box (the ticket page hides its own)."""
+    return bool(context.get("review", {}).get("is_live"))
 
-    def has_review_permission(self, request: HttpRequest) -> bool:
-        return request.user.has_perm(REVIEW_PERMISSION)
 
-    def change_view(self, request, object_id, form_url="", extra_context=None):
-        if not self.has_view_or_change_permission(request):
-            return super().change_view(request, object_id, form_url, extra_context)  # the admin's own 403
-        # The admin URL takes any text as the id: only ASCII digits reach the query ('abc' was a 500).
-        if parse_number("", str(object_id)) is None:
-            raise Http404("문의 티켓을 찾을 수 없습니다.")
-        ticket = get_object_or_404(Ticket, pk=object_id)
-        # The review panel follows the model permissions, as the admin's own inlines do: messages need
-        # view_ticketmessage, drafts view_draft, the diagnosis view_serviceevent.
-        user = request.user
-        drafts = ticket_drafts(ticket) if user.has_perm("drafts.view_draft") else []
-        current = draft_current(drafts)
-        chunks = citations_resolve(drafts)
-        recommended = set(current.recommended_tags) if current else set()
-        applied = set(ticket.tags.values_list("name", flat=True))
-        can_read_messages = user.has_perm("tickets.view_ticketmessage")
-        kept_edit = request.session.pop(_EDIT_KEY.format(current.pk), None) if current else None
-        kept_reply = request.session.pop(_REPLY_KEY.format(ticket.pk), None)
-        live = bool(current and current.status == Draft.Status.GENERATED)
-        extra = {
-            **(extra_context or {}),
-            "final_body_initial": kept_edit if kept_edit is not None else (current.answer if current else ""),
-            "conversation": ticket.messages.select_related("author").order_by("id") if can_read_messages else [],
-            "can_view_conversation": can_read_messages,
-            "can_view_drafts": user.has_perm("drafts.view_draft"),
-            "can_view_diagnosis": user.has_perm(DIAGNOSIS_VIEW_PERMISSION),
-            "review": draft_review_context(
-                current,
-                chunks,
-                titles=document_titles([c.get("doc_id", "") for c in current.dropped_citations if isinstance(c, dict)])
-                if current and current.dropped_citations
-                else None,
-                diagnosis=draft_diagnosis_view(current) if user.has_perm(DIAGNOSIS_VIEW_PERMISSION) else None,
-            ),
-            "history": [d for d in drafts if current is None or d.pk != current.pk],
-            "tag_choices": [
-                {"name": t.name, "recommended": t.name in recommended, "applied": t.name in applied}
-                for t in Tag.objects.filter(is_active=True)
-            ],
-            "can_review": self.has_review_permission(request),
-            # The own-reply box: whenever no live draft is on screen (rejected, failed, none, drafts off) and
-            # the ticket is not closed. With a live draft, its text box is the reply box.
-            "can_reply": self.has_review_permission(request)
-            and user.has_perm("tickets.view_ticket")
-            and ticket.status != Ticket.Status.CLOSED
-            and not live,
-            "reply_initial": kept_reply or "",
-            # A chat handoff links back to its conversation (the transcript is also a system note above).
-            "chat_conversation_url": reverse("admin:chat_conversation_change", args=[ticket.chat_conversation_id])
-            if ticket.chat_conversation_id and user.has_perm("chat.view_conversation")
-            else "",
-        }
-        return super().change_view(request, object_id, form_url, extra)
+def _back(ticket_id: int) -> HttpResponseRedirect:
+    return HttpResponseRedirect(reverse("admin:tickets_ticket_change", args=[ticket_id]))
 
-    def _back(self, ticket_id: int) -> HttpResponseRedirect:
-        return HttpResponseRedirect(reverse("admin:tickets_ticket_change", args=[ticket_id]))
 
-    def draft_decide_view(self, request: HttpRequest, ticket_id: int, draft_id: int):
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
-        if not Draft.objects.filter(pk=draft_id, ticket_id=ticket_id).exists():
-            self.message_user(request, "이 티켓의 초안이 아닙니다.", messages.ERROR)
-            return self._back(ticket_id)
-        decision = request.POST.get("decision")
-        tags = request.POST.getlist("tags")
-        override_reason = request.POST.get("override_reason", "")
-        # One send button: what is in the text box is sent, and UNCHANGED/EDITED is decided by comparing it
-        # with the draft, so an edit is never lost to the button that was pressed. (Older forms' names
-        # apply_unchanged/apply_edited are read the same way.)
-        sending = decision in ("apply", "apply_unchanged", "apply_edited")
-        final_body = request.POST.get("final_body") if "final_body" in request.POST else None
-        try:
-            if sending:
-                draft = draft_apply(
-                    draft_id=draft_id,
-                    final_body=final_body,
-                    tags=tags,
-                    actor=request.user,
-                    override_reason=override_reason,
-                )
-            elif decision == "reject":
-                draft = draft_reject(draft_id=draft_id, tags=tags, actor=request.user)
-            else:
-                self.message_user(request, "알 수 없는 결정입니다.", messages.ERROR)
-                return self._back(ticket_id)
-        except DomainError as exc:
-            self.message_user(request, exc.message, messages.ERROR)
-            if sending and final_body is not None:
-                # Not sent, not lost: the operator's text comes back in the form.
-                request.session[_EDIT_KEY.format(draft_id)] = final_body
-            return self._back(ticket_id)
-        if draft.status == Draft.Status.APPLIED:
-            text = f"답변을 보냈습니다 ({draft.get_applied_display()}, 편집 비율 {draft.edit_ratio:.0%})."
-            if draft.override_at:
-                text += " 보류된 답변을 예외 발송했습니다: 사유가 기록되었습니다."
-        else:
-            text = "초안을 반려했습니다. 답변은 보내지 않았습니다."
-        self.message_user(request, text, messages.SUCCESS)
-        return self._back(ticket_id)
-
-    def reply_view(self, request: HttpRequest, ticket_id: int):
-        """The operator's own reply (drafts.services.ticket_reply_send checks the permission and the text)."""
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
-        if not request.user.has_perm("tickets.view_ticket"):
-            self.message_user(request, "문의를 볼 권한이 없습니다.", messages.ERROR)
-            return self._back(ticket_id)
-        body = request.POST.get("body", "")
-        close = request.POST.get("close") == "1"
-        try:
-            ticket_reply_send(
-                ticket_id=ticket_id,
-                body=body,
-                tags=request.POST.getlist("tags"),
-                close=close,
-                override_reason=request.POST.get("override_reason", ""),
+def draft_decide_view(request: HttpRequest, ticket_id: int, draft_id: int):
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    if not Draft.objects.filter(pk=draft_id, ticket_id=ticket_id).exists():
+        messages.error(request, "이 티켓의 초안이 아닙니다.")
+        return _back(ticket_id)
+    decision = request.POST.get("decision")
+    tags = request.POST.getlist("tags")
+    override_reason = request.POST.get("override_reason", "")
+    # One send button: what is in the text box is sent, and UNCHANGED/EDITED is decided by comparing it
+    # with the draft, so an edit is never lost to the button that was pressed. (Older forms' names
+    # apply_unchanged/apply_edited are read the same way.)
+    sending = decision in ("apply", "apply_unchanged", "apply_edited")
+    final_body = request.POST.get("final_body") if "final_body" in request.POST else None
+    try:
+        if sending:
+            draft = draft_apply(
+                draft_id=draft_id,
+                final_body=final_body,
+                tags=tags,
                 actor=request.user,
+                override_reason=override_reason,
             )
-        except DomainError as exc:
-            self.message_user(request, exc.message, messages.ERROR)
-            request.session[_REPLY_KEY.format(ticket_id)] = body  # not sent, not lost
-            return self._back(ticket_id)
-        self.message_user(
-            request, "답변을 보내고 문의를 종료했습니다." if close else "답변을 보냈습니다.", messages.SUCCESS
-        )
-        return self._back(ticket_id)
-
-    def draft_retry_view(self, request: HttpRequest, ticket_id: int):
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
-        if not self.has_review_permission(request):
-            self.message_user(request, "초안을 다시 만들 권한이 없습니다.", messages.ERROR)
-            return self._back(ticket_id)
-        report = drafts_regenerate(ticket_id=ticket_id)
-        if report.considered:
-            outcomes = ", ".join(f"{k} {v}" for k, v in report.outcomes.items())
-            self.message_user(request, f"초안 생성을 다시 요청했습니다 ({outcomes}).", messages.SUCCESS)
+        elif decision == "reject":
+            draft = draft_reject(draft_id=draft_id, tags=tags, actor=request.user)
         else:
-            self.message_user(
-                request, "다시 만들 초안이 없습니다: 최신 고객 입력의 초안이 이미 완성되었습니다.", messages.INFO
-            )
-        return self._back(ticket_id)
+            messages.error(request, "알 수 없는 결정입니다.")
+            return _back(ticket_id)
+    except DomainError as exc:
+        messages.error(request, exc.message)
+        if sending and final_body is not None:
+            # Not sent, not lost: the operator's text comes back in the form.
+            request.session[_EDIT_KEY.format(draft_id)] = final_body
+        return _back(ticket_id)
+    if draft.status == Draft.Status.APPLIED:
+        text = f"답변을 보냈습니다 ({draft.get_applied_display()}, 편집 비율 {draft.edit_ratio:.0%})."
+        if draft.override_at:
+            text += " 보류된 답변을 예외 발송했습니다: 사유가 기록되었습니다."
+    else:
+        text = "초안을 반려했습니다. 답변은 보내지 않았습니다."
+    messages.success(request, text)
+    return _back(ticket_id)
 
 
-admin.site.unregister(Ticket)
-admin.site.register(Ticket, TicketReviewAdmin)
+def draft_retry_view(request: HttpRequest, ticket_id: int):
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    if not _can_review(request):
+        messages.error(request, "초안을 다시 만들 권한이 없습니다.")
+        return _back(ticket_id)
+    report = drafts_regenerate(ticket_id=ticket_id)
+    if report.considered:
+        outcomes = ", ".join(f"{k} {v}" for k, v in report.outcomes.items())
+        messages.success(request, f"초안 생성을 다시 요청했습니다 ({outcomes}).")
+    else:
+        messages.info(request, "다시 만들 초안이 없습니다: 최신 고객 입력의 초안이 이미 완성되었습니다.")
+    return _back(ticket_id)
+
+
+def _review_urls(site) -> list:
+    return [
+        path(
+            "<int:ticket_id>/drafts/<int:draft_id>/decide/",
+            site.admin_view(draft_decide_view),
+            name="tickets_ticket_draft_decide",
+        ),
+        path("<int:ticket_id>/drafts/retry/", site.admin_view(draft_retry_view), name="tickets_ticket_draft_retry"),
+    ]
+
+
+ticket_section_register(
+    TicketSection(
+        key="drafts",
+        slot=ANSWER,
+        template="admin/drafts/ticket_section.html",
+        context=ticket_review_section,
+        takes_reply=_live_draft_on_screen,
+        urls=_review_urls,
+    )
+)
+
+
+def _draft_status(ticket: Ticket) -> str:
+    drafts = getattr(ticket, "draft_list", None)
+    return drafts[0].get_status_display() if drafts else "-"
+
+
+ticket_column_register(
+    TicketColumn(
+        name="draft_status",
+        description="초안",
+        value=_draft_status,
+        permission="drafts.view_draft",
+        queryset=lambda tickets: tickets.prefetch_related(latest_drafts_prefetch()),
+    )
+)
 
 
 class DraftEventInline(AuditEventInline):

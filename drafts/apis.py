@@ -1,8 +1,7 @@
-"""Staff-only API for integrations: tickets with their drafts, and the operator's decisions."""
+"""Staff-only API for the operator's decisions on drafts, and what drafts add to the staff ticket API
+(tickets.api_parts: each ticket's newest draft in the list, every draft in the detail)."""
 
 from __future__ import annotations
-
-import re
 
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -12,41 +11,26 @@ from drf_spectacular.utils import (
     extend_schema_serializer,
 )
 from rest_framework import serializers
-from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from common.apis import IsStaff
-from common.fields import StrictBooleanField, StrictCharField
+from common.fields import StrictCharField
 from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION
 from drafts.models import Draft
-from drafts.selectors import citations_resolve, citations_with_text, ops_ticket_list, ticket_drafts
-from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject, ticket_reply_send
+from drafts.selectors import citations_resolve, citations_with_text, latest_drafts_prefetch, ticket_drafts
+from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject
+from tickets.api_parts import OpsTicketPart
 from tickets.models import Ticket
-from tickets.selectors import ticket_get
 
 # What each staff endpoint shows or changes, as Django permissions (the same ones the admin checks).
-TICKET_READ = ("tickets.view_ticket", "drafts.view_draft")  # a ticket with its drafts' status or content
-CONVERSATION_READ = (*TICKET_READ, "tickets.view_ticketmessage")
+DRAFT_VIEW = ("drafts.view_draft",)  # a ticket in the staff API shows its drafts' status or content
 DRAFT_DECIDE = (REVIEW_PERMISSION, "drafts.view_draft")  # the answer is the draft as decided
-# An own reply: the operator reads the ticket and may answer customers (the same permission that sends drafts).
-TICKET_REPLY = ("tickets.view_ticket", REVIEW_PERMISSION)
 
 
 def draft_context(request, drafts: list[Draft]) -> dict:
     """Serializer context for drafts: the cited chunks, and whether this user may read the diagnosis."""
     return {"chunks": citations_resolve(drafts), "can_view_diagnosis": request.user.has_perm(DIAGNOSIS_VIEW_PERMISSION)}
-
-
-class OpsPagination(LimitOffsetPagination):
-    default_limit = 50
-    max_limit = 200
-
-
-class OpsPaginationParams(serializers.Serializer):
-    limit = serializers.IntegerField(required=False, min_value=1, max_value=OpsPagination.max_limit)
-    offset = serializers.IntegerField(required=False, min_value=0)
 
 
 class StageSerializer(serializers.Serializer):
@@ -133,122 +117,6 @@ class DraftSerializer(serializers.ModelSerializer):
         return draft.diagnosis if self.context.get("can_view_diagnosis") else None
 
 
-class OpsMessageSerializer(serializers.Serializer):
-    message_id = serializers.IntegerField(source="pk")
-    author_type = serializers.CharField()
-    author_display = serializers.CharField(source="get_author_type_display")
-    body = serializers.CharField()
-    created_at = serializers.DateTimeField()
-
-
-class OpsTicketSerializer(serializers.ModelSerializer):
-    ticket_id = serializers.CharField(source="number")
-    customer_id = serializers.CharField()
-    category_display = serializers.CharField(source="get_category_display")
-    status_display = serializers.CharField(source="get_status_display")
-    tags = serializers.SerializerMethodField()
-
-    class Meta:
-        model = Ticket
-        fields = (
-            "ticket_id",
-            "customer_id",
-            "category",
-            "category_display",
-            "subject",
-            "status",
-            "status_display",
-            "source",
-            "order_id",
-            "tags",
-            "created_at",
-            "updated_at",
-        )
-
-    def get_tags(self, ticket: Ticket) -> list[str]:
-        tags = getattr(ticket, "tag_list", None)
-        return [t.name for t in (tags if tags is not None else ticket.tags.all())]
-
-
-class OpsTicketListApi(APIView):
-    permission_classes = [IsStaff]
-    required_permissions = TICKET_READ
-
-    @extend_schema_serializer(component_name="OpsTicketListItem")
-    class OutputSerializer(OpsTicketSerializer):
-        latest_draft = serializers.SerializerMethodField()
-
-        class Meta(OpsTicketSerializer.Meta):
-            fields = (*OpsTicketSerializer.Meta.fields, "latest_draft")
-
-        def get_latest_draft(self, ticket: Ticket) -> dict | None:
-            drafts = ticket.draft_list
-            return {"draft_id": drafts[0].pk, "status": drafts[0].status} if drafts else None
-
-    class FilterSerializer(serializers.Serializer):
-        status = serializers.ChoiceField(choices=Ticket.Status.choices, required=False)
-        category = serializers.ChoiceField(choices=Ticket.Category.choices, required=False)
-
-    @extend_schema_serializer(component_name="OpsTicketPage")
-    class PageSerializer(serializers.Serializer):
-        count = serializers.IntegerField()
-        next = serializers.URLField(allow_null=True)
-        previous = serializers.URLField(allow_null=True)
-        results = serializers.ListField(child=serializers.DictField())
-
-    @extend_schema(
-        parameters=[FilterSerializer, OpsPaginationParams],
-        responses={200: PageSerializer},
-        operation_id="ops_tickets_list",
-        summary="[운영] 문의 목록 (limit/offset)",
-    )
-    def get(self, request):
-        # As documented: a filter or a page given empty is an error, not "no filter" (form semantics), and a
-        # limit/offset that is not a number in range is an error, not silently the default.
-        params = request.query_params
-        problems = {}
-        for name in ("status", "category", "limit", "offset"):
-            values = params.getlist(name)
-            if len(values) > 1:
-                problems[name] = ["한 번만 보낼 수 있습니다."]
-            elif values == [""]:
-                problems[name] = ["값이 비어 있습니다."]
-            elif name in ("limit", "offset") and values and not re.fullmatch(r"[0-9]+", values[0]):
-                problems[name] = ["0 이상의 정수여야 합니다."]
-        if problems:
-            raise ValidationError(problems)
-        OpsPaginationParams(data=params).is_valid(raise_exception=True)
-        filters = self.FilterSerializer(data=params)
-        filters.is_valid(raise_exception=True)
-        paginator = OpsPagination()
-        page = paginator.paginate_queryset(ops_ticket_list(**filters.validated_data), request, view=self)
-        return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)
-
-
-class OpsTicketDetailApi(APIView):
-    permission_classes = [IsStaff]
-    required_permissions = CONVERSATION_READ
-
-    @extend_schema_serializer(component_name="OpsTicketDetail")
-    class OutputSerializer(OpsTicketSerializer):
-        messages = OpsMessageSerializer(many=True, source="message_list")
-        drafts = serializers.SerializerMethodField()
-
-        class Meta(OpsTicketSerializer.Meta):
-            fields = (*OpsTicketSerializer.Meta.fields, "messages", "drafts")
-
-        @extend_schema_serializer(component_name="OpsDraftList")
-        def get_drafts(self, ticket: Ticket) -> list[dict]:
-            return DraftSerializer(ticket.draft_list, many=True, context=self.context).data
-
-    @extend_schema(responses={200: OutputSerializer}, summary="[운영] 문의 대화와 초안 전체")
-    def get(self, request, ticket_id: str):
-        ticket = ticket_get(ticket_id=ticket_id)
-        ticket.message_list = list(ticket.messages.order_by("id"))
-        ticket.draft_list = ticket_drafts(ticket)
-        return Response(self.OutputSerializer(ticket, context=draft_context(request, ticket.draft_list)).data)
-
-
 @extend_schema_serializer(component_name="OpsDraftHeld")
 class DraftHeldSerializer(serializers.Serializer):
     code = serializers.CharField(
@@ -327,67 +195,34 @@ class OpsDraftRejectApi(APIView):
         return Response(DraftSerializer(draft, context=draft_context(request, [draft])).data)
 
 
-@extend_schema_serializer(component_name="OpsReplyHeld")
-class ReplyHeldSerializer(serializers.Serializer):
-    code = serializers.CharField(
-        help_text="reply_blocked (override_reason으로 발송 가능) · ticket_closed · unknown_tag · empty_reply · "
-        "reply_too_long · override_reason_too_long"
-    )
-    detail = serializers.CharField(help_text="보내지 않은 사유 (한국어)")
+# --- what drafts add to the staff ticket API (tickets.api_parts) -------------------------------------------
+@extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "properties": {"draft_id": {"type": "integer"}, "status": {"type": "string"}},
+        "description": "가장 최근 초안의 번호와 상태 (초안이 없으면 null)",
+    }
+)
+class LatestDraftField(serializers.Field):
+    def __init__(self, **kwargs):
+        super().__init__(source="*", read_only=True, **kwargs)
+
+    def to_representation(self, ticket: Ticket) -> dict | None:
+        drafts = ticket.draft_list
+        return {"draft_id": drafts[0].pk, "status": drafts[0].status} if drafts else None
 
 
-class OpsTicketReplyApi(APIView):
-    """The operator's own reply on any ticket (after a rejected or failed draft, or with drafts off)."""
+def _drafts_load(ticket: Ticket, request) -> dict:
+    ticket.draft_list = ticket_drafts(ticket)
+    return draft_context(request, ticket.draft_list)
 
-    permission_classes = [IsStaff]
-    required_permissions = TICKET_REPLY
 
-    @extend_schema_serializer(component_name="OpsTicketReplyInput")
-    class InputSerializer(serializers.Serializer):
-        body = StrictCharField(max_length=4000, trim_whitespace=True, help_text="고객에게 보낼 답변")
-        tags = serializers.ListField(child=StrictCharField(max_length=40), required=False, default=list)
-        close = StrictBooleanField(required=False, default=False, help_text="true면 답변 후 문의를 종료")
-        override_reason = StrictCharField(
-            required=False,
-            allow_blank=True,
-            default="",
-            max_length=500,
-            help_text="예외 발송 사유. 답변이 고객의 처리 기록에 없는 환불·취소를 약속할 때만 필요하며, "
-            "사유와 보낸 사람이 티켓의 시스템 메모로 기록됩니다.",
-        )
-
-    @extend_schema_serializer(component_name="OpsTicketReply")
-    class OutputSerializer(OpsTicketSerializer):
-        message = OpsMessageSerializer(source="reply_message")
-
-        class Meta(OpsTicketSerializer.Meta):
-            fields = (*OpsTicketSerializer.Meta.fields, "message")
-
-    @extend_schema(
-        request=InputSerializer,
-        responses={
-            201: OutputSerializer,
-            409: OpenApiResponse(
-                ReplyHeldSerializer,
-                description="보내지 않음. reply_blocked: 답변이 고객의 처리 기록에 없는 환불·취소(승인완료)를 "
-                "약속함 — override_reason을 보내면 기록을 남기고 발송합니다. ticket_closed: 종료된 문의. "
-                "생성된(GENERATED) 초안이 있으면 그 초안은 이 상담원의 반려로 기록됩니다.",
-                examples=[
-                    OpenApiExample(
-                        "reply_blocked",
-                        {"code": "reply_blocked", "detail": "이 답변은 보낼 수 없습니다. 고객의 처리 기록에 없는 …"},
-                    ),
-                ],
-            ),
-        },
-        operation_id="ops_ticket_reply",
-        summary="[운영] 상담원 직접 답변",
-    )
-    def post(self, request, ticket_id: str):
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        ticket = ticket_get(ticket_id=ticket_id)
-        message = ticket_reply_send(ticket_id=ticket.pk, actor=request.user, **data.validated_data)
-        ticket = ticket_get(ticket_id=ticket_id)
-        ticket.reply_message = message
-        return Response(self.OutputSerializer(ticket).data, status=201)
+OPS_TICKET_PART = OpsTicketPart(
+    key="drafts",
+    permissions=DRAFT_VIEW,
+    list_fields=lambda: {"latest_draft": LatestDraftField()},
+    detail_fields=lambda: {"drafts": DraftSerializer(many=True, source="draft_list")},
+    list_queryset=lambda tickets: tickets.prefetch_related(latest_drafts_prefetch()),
+    detail_load=_drafts_load,
+)

@@ -46,10 +46,21 @@ class DraftsConfig(AppConfig):
 
         from common.outbox import outbox_register
         from drafts import offline_handlers  # noqa: F401  (registers the built-in model's structured replies)
+        from drafts.apis import OPS_TICKET_PART
+        from drafts.guard import reply_claims_unsupported
+        from drafts.services import drafts_reject_on_own_reply
         from drafts.tasks import draft_requested_handler
+        from tickets.api_parts import ops_ticket_part_register
+        from tickets.hooks import reply_guard_register, reply_sent_register
         from tickets.services import DRAFT_REQUESTED
 
         outbox_register(DRAFT_REQUESTED, draft_requested_handler)
+        # The operator's own reply (tickets) passes the money-claim guard and rejects the live draft it answers
+        # past: tickets names the hooks, drafts fills them in (tickets.hooks).
+        reply_guard_register(reply_claims_unsupported)
+        reply_sent_register("drafts.reject_live_draft", drafts_reject_on_own_reply)
+        # The staff ticket API shows each ticket's drafts (tickets.api_parts).
+        ops_ticket_part_register(OPS_TICKET_PART)
         self._warm_up_if_serving()
 
         worker_init.connect(_timing_warn, weak=False, dispatch_uid="drafts.timing_warn")

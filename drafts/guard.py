@@ -5,8 +5,10 @@ text itself, and at the customer's records (actions.selectors.money_claims_check
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from actions.claims import Claim, find_money_claims
-from actions.selectors import money_claims_check
+from actions.selectors import money_claims_check, money_claims_unsupported
 from drafts import policy
 from drafts.models import Draft
 from tickets.models import Ticket
@@ -34,3 +36,9 @@ def draft_hold_for(draft: Draft, *, claims: list[Claim]) -> tuple[policy.Hold, l
     unsupported = money_claims_check(claims, customer_id=ticket.customer_id, order_ids=_order_ids(ticket.order_id))
     states = dict(zip(Draft.STAGES, draft.stage_states, strict=True))
     return policy.draft_hold(claim_sentences=[c.sentence for c in unsupported], stage_states=states), unsupported
+
+
+def reply_claims_unsupported(*, text: str, customer_id: str, order_ids: Sequence[str] | None) -> list[str]:
+    """The guard an operator's own reply passes (registered as `tickets.hooks.reply_guard` at start-up): the
+    sentences that promise a refund or cancellation the customer's records do not show."""
+    return [c.sentence for c in money_claims_unsupported(text, customer_id=customer_id, order_ids=order_ids)]

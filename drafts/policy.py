@@ -7,6 +7,9 @@ from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
 
+# The reply's own rules live with the reply (tickets); a draft is sent as a reply and shares them.
+from tickets.policy import OVERRIDE_REASON_MAX, normalise_reply  # noqa: F401
+
 
 def edit_distance(a: str, b: str) -> int:
     """Levenshtein distance in characters (insert, delete, substitute each cost 1). rapidfuzz's C
@@ -23,11 +26,6 @@ def edit_ratio(original: str, final: str) -> float:
     return round(edit_distance(original, final) / longest, 4)
 
 
-def normalise_reply(text: str) -> str:
-    """What counts as the same text: line endings and surrounding whitespace do not."""
-    return text.replace("\r\n", "\n").strip()
-
-
 # --- what holds a draft back from a plain click ----------------------------------------------------------
 
 # The checks a draft must have passed (DONE) before it can be sent without an override reason.
@@ -35,7 +33,6 @@ CHECK_STAGES = {"qa": "QA", "confidence": "신뢰도"}
 STAGE_STATE_LABELS = {"PENDING": "아직 실행되지 않음", "FAILED": "실패", "SKIPPED": "건너뜀"}
 HOLD_MONEY_CLAIM = "money_claim"
 HOLD_UNCHECKED = "unchecked"
-OVERRIDE_REASON_MAX = 500
 
 
 @dataclass(frozen=True)

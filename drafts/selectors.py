@@ -5,7 +5,6 @@ from django.db.models import Prefetch, Q
 from drafts.models import Draft
 from knowledge.models import KnowledgeChunk, KnowledgeDocument
 from tickets.models import Ticket
-from tickets.selectors import ticket_list
 
 
 def ticket_drafts(ticket: Ticket) -> list[Draft]:
@@ -41,11 +40,6 @@ def citations_resolve(drafts: list[Draft]) -> dict[tuple[str, int], dict]:
 def citations_with_text(draft: Draft, chunks: dict[tuple[str, int], dict]) -> list[dict]:
     """The draft's citations with the title and chunk text from `citations_resolve`."""
     return [{**c, **chunks.get((c["doc_id"], c["chunk"]), {})} for c in draft.citations]
-
-
-def ops_ticket_list(*, status: str | None = None, category: str | None = None):
-    """Tickets for operators with their newest draft's status, in a constant number of queries."""
-    return ticket_list(status=status, category=category).prefetch_related(latest_drafts_prefetch())
 
 
 def document_titles(doc_ids: list[str]) -> dict[str, str]:

@@ -14,7 +14,6 @@ from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
 from actions.claims import find_money_claims
-from actions.selectors import money_claims_unsupported
 from common.actors import Actor
 from common.audit import actor_fields
 from common.errors import InvalidState, NotFound, PermissionDenied
@@ -23,9 +22,16 @@ from drafts import policy
 from drafts.guard import draft_hold_for
 from drafts.locks import leases_held
 from drafts.models import DeadLetter, Draft, DraftEvent, StageState
-from tickets.models import Tag, Ticket, TicketMessage
+from tickets.models import Ticket, TicketMessage
 from tickets.selectors import ticket_latest_customer_message_id, with_latest_customer_message
-from tickets.services import BODY_MAX, DRAFT_REQUESTED, ticket_note_add, ticket_reply_add, ticket_tags_add
+from tickets.services import (
+    BODY_MAX,
+    DRAFT_REQUESTED,
+    tags_resolve,
+    ticket_note_add,
+    ticket_reply_add,
+    ticket_tags_add,
+)
 
 log = logging.getLogger(__name__)
 
@@ -86,15 +92,6 @@ def _locked_live_draft(draft_id: int) -> Draft:
     return draft
 
 
-def _tags_resolve(names: Iterable[str]) -> list[Tag]:
-    wanted = list(dict.fromkeys(n.strip() for n in names if n and n.strip()))
-    found = {t.name: t for t in Tag.objects.filter(name__in=wanted, is_active=True)}
-    unknown = [n for n in wanted if n not in found]
-    if unknown:
-        raise InvalidState(f"등록되지 않은 태그입니다: {', '.join(unknown)}", code="unknown_tag")
-    return [found[n] for n in wanted]
-
-
 def draft_apply(
     *,
     draft_id: int,
@@ -139,7 +136,7 @@ def draft_apply(
         hold, held_claims = draft_hold_for(draft, claims=claims)
         if hold.code and not reason:
             raise InvalidState(hold.message, code=hold.code)
-        chosen = _tags_resolve(tags)
+        chosen = tags_resolve(tags)
         ratio = policy.edit_ratio(original, final)
         now = timezone.now()
         ticket_reply_add(ticket=draft.ticket, body=final, actor=actor)
@@ -199,7 +196,7 @@ def draft_reject(*, draft_id: int, actor: AbstractBaseUser, tags: Iterable[str] 
     _require_reviewer(actor)
     with transaction.atomic():
         draft = _locked_live_draft(draft_id)
-        chosen = _tags_resolve(tags)
+        chosen = tags_resolve(tags)
         draft.status = Draft.Status.REJECTED
         draft.decided_by = actor
         draft.decided_at = timezone.now()
@@ -217,93 +214,38 @@ def draft_reject(*, draft_id: int, actor: AbstractBaseUser, tags: Iterable[str] 
     return draft
 
 
-# --- the operator's own reply ------------------------------------------------------------------
-def ticket_reply_send(
-    *,
-    ticket_id: int,
-    body: str,
-    actor: AbstractBaseUser,
-    tags: Iterable[str] = (),
-    close: bool = False,
-    override_reason: str = "",
-) -> TicketMessage:
-    """An operator answers in their own words: after a draft was rejected, with drafts off, or when a draft
-    failed. The text passes the same money-claim guard as a draft (InvalidState `reply_blocked`, nothing sent,
-    unless `override_reason` is given — then the reason and the operator are kept as a system note).
-
-    A live (GENERATED) draft for the ticket is not left to be sent later on top of this answer: it is
-    marked REJECTED by this operator, with a system note saying the operator replied in their own words."""
-    _require_reviewer(actor)
-    reason = policy.normalise_reply(override_reason or "")
-    if len(reason) > policy.OVERRIDE_REASON_MAX:
-        raise InvalidState(
-            f"예외 발송 사유는 {policy.OVERRIDE_REASON_MAX:,}자를 넘을 수 없습니다.", code="override_reason_too_long"
+# --- an operator's own reply (tickets.hooks) ------------------------------------------------------
+def drafts_reject_on_own_reply(*, ticket: Ticket, message: TicketMessage, actor: AbstractBaseUser) -> None:
+    """Registered as a reply-sent hook (`tickets.hooks`): called in the reply's transaction, with the ticket
+    row locked. A live (GENERATED) draft is not left to be sent later on top of an answer the operator wrote
+    themselves: it is marked REJECTED by this operator, with a system note saying so."""
+    now = timezone.now()
+    live = list(Draft.objects.select_for_update().filter(ticket=ticket, status=Draft.Status.GENERATED))
+    for draft in live:
+        draft.status = Draft.Status.REJECTED
+        draft.decided_by = actor
+        draft.decided_at = now
+        draft.save(update_fields=["status", "decided_by", "decided_at"])
+        draft_event(
+            draft,
+            DraftEvent.Type.REJECTED,
+            actor=Actor.operator(actor),
+            before=Draft.Status.GENERATED,
+            after=Draft.Status.REJECTED,
+            reason="own_reply",
         )
-    text = policy.normalise_reply(body)
-    if not text:
-        raise InvalidState("보낼 답변이 비어 있습니다.", code="empty_reply")
-    if len(text) > BODY_MAX:
-        raise InvalidState(f"답변은 {BODY_MAX:,}자를 넘을 수 없습니다.", code="reply_too_long")
-    head = Ticket.objects.filter(pk=ticket_id).values("customer_id", "order_id").first()
-    if head is None:
-        raise NotFound("문의 티켓을 찾을 수 없습니다.")
-    # The analyser runs before any lock is taken.
-    unsupported = money_claims_unsupported(
-        text, customer_id=head["customer_id"], order_ids=[head["order_id"]] if head["order_id"] else None
-    )
-    if unsupported and not reason:
-        sentences = " / ".join(f"“{c.sentence}”" for c in unsupported[:3])
-        raise InvalidState(
-            "이 답변은 보낼 수 없습니다. 고객의 처리 기록에 없는 환불·취소를 약속합니다: "
-            f"{sentences}. 문장을 고치거나 예외 발송 사유를 적어 주세요.",
-            code="reply_blocked",
+    if live:
+        ticket_note_add(
+            ticket=ticket,
+            body=f"상담원이 직접 답변해 AI 초안 {', '.join(f'D{d.pk}' for d in live)}을(를) 반려했습니다.",
+            actor=actor,
         )
-    with transaction.atomic():
-        ticket = Ticket.objects.select_for_update().get(pk=ticket_id)
-        if ticket.status == Ticket.Status.CLOSED:
-            raise InvalidState("종료된 문의에는 답변할 수 없습니다.", code="ticket_closed")
-        chosen = _tags_resolve(tags)
-        now = timezone.now()
-        live = list(Draft.objects.select_for_update().filter(ticket=ticket, status=Draft.Status.GENERATED))
-        for draft in live:
-            draft.status = Draft.Status.REJECTED
-            draft.decided_by = actor
-            draft.decided_at = now
-            draft.save(update_fields=["status", "decided_by", "decided_at"])
-            draft_event(
-                draft,
-                DraftEvent.Type.REJECTED,
-                actor=Actor.operator(actor),
-                before=Draft.Status.GENERATED,
-                after=Draft.Status.REJECTED,
-                reason="own_reply",
-            )
-        message = ticket_reply_add(ticket=ticket, body=text, actor=actor, close=close)
-        if live:
-            ticket_note_add(
-                ticket=ticket,
-                body=f"상담원이 직접 답변해 AI 초안 {', '.join(f'D{d.pk}' for d in live)}을(를) 반려했습니다.",
-                actor=actor,
-            )
-        if unsupported:
-            ticket_note_add(
-                ticket=ticket,
-                body=f"예외 발송: 승인되지 않은 환불·취소 약속 {len(unsupported)}건을 알고 보냈습니다. 사유: {reason}",
-                actor=actor,
-            )
-        ticket_tags_add(ticket=ticket, tags=chosen, actor=actor)
-    if unsupported:
-        log.warning(
-            "ticket.reply_overridden ticket_id=%s claims=%d actor_id=%s", ticket.number, len(unsupported), actor.pk
+        log.info(
+            "draft.rejected_by_own_reply ticket_id=%s drafts=%s actor_id=%s",
+            ticket.number,
+            ",".join(str(d.pk) for d in live),
+            actor.pk,
         )
-    log.info(
-        "ticket.reply_sent ticket_id=%s drafts_rejected=%d close=%s actor_id=%s",
-        ticket.number,
-        len(live),
-        close,
-        actor.pk,
-    )
-    return message
 
 
 # --- the end of a run ---------------------------------------------------------------------------

@@ -124,7 +124,7 @@ def demo_accounts_ensure(*, password: str) -> DemoAccounts:
         operator.set_password(password)
         operator.save()
     perms = Permission.objects.filter(content_type__app_label__in=OPERATOR_APPS).filter(
-        codename__regex=r"^(view_|decide$|review$|change_ticket|add_ticketmessage|change_tag|add_draftrating)"
+        codename__regex=r"^(view_|decide$|review$|reply_ticket$|change_ticket|add_ticketmessage|change_tag|add_draftrating)"
     )
     operator.user_permissions.add(*perms)
     admin, created = User.objects.get_or_create(

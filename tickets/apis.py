@@ -1,17 +1,41 @@
+"""The ticket APIs: customers' own inquiries (/api/tickets/) and the staff desk (/api/ops/tickets/)."""
+
+from __future__ import annotations
+
+import re
+
 from django.conf import settings
-from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from common.apis import CustomerThrottle, IsCustomer, TicketMessageThrottle
+from common.apis import CustomerThrottle, IsCustomer, IsStaff, TicketMessageThrottle
 from common.budget import model_budget_charge
 from common.errors import InvalidState
-from common.fields import StrictCharField
+from common.fields import StrictBooleanField, StrictCharField
 from orders.selectors import customer_order_get
+from tickets.api_parts import ops_ticket_parts
 from tickets.models import Ticket, TicketMessage
-from tickets.selectors import customer_ticket_get, customer_ticket_list, customer_visible_messages
-from tickets.services import BODY_MAX, SUBJECT_MAX, ticket_create, ticket_message_add, ticket_seen_by_customer
+from tickets.policy import OVERRIDE_REASON_MAX
+from tickets.selectors import (
+    customer_ticket_get,
+    customer_ticket_list,
+    customer_visible_messages,
+    ticket_get,
+    ticket_list,
+)
+from tickets.services import (
+    BODY_MAX,
+    REPLY_PERMISSION,
+    SUBJECT_MAX,
+    ticket_create,
+    ticket_message_add,
+    ticket_reply_send,
+    ticket_seen_by_customer,
+)
 
 # Customers may send the code or the Korean label people read (배송, 교환/반품, 결제, 계정, 오류, 기타 …).
 CATEGORY_INPUT_CHOICES = [*Ticket.Category.values, *Ticket.Category.labels]
@@ -143,3 +167,220 @@ class TicketMessageCreateApi(APIView):
         ticket.refresh_from_db()
         ticket.visible_messages = customer_visible_messages(ticket)
         return Response(TicketDetailApi.OutputSerializer(ticket).data, status=201)
+
+
+# --- the staff desk: /api/ops/tickets/ ---------------------------------------------------------------------
+# What each staff endpoint shows or changes, as Django permissions (the same ones the admin checks). Apps above
+# add what they show to these endpoints (tickets.api_parts) together with the permissions it needs.
+TICKET_READ = ("tickets.view_ticket",)
+CONVERSATION_READ = (*TICKET_READ, "tickets.view_ticketmessage")
+# An own reply: the operator reads the ticket and may answer customers.
+TICKET_REPLY = ("tickets.view_ticket", REPLY_PERMISSION)
+
+
+def _with_parts(permissions: tuple[str, ...]) -> tuple[str, ...]:
+    return (*permissions, *(p for part in ops_ticket_parts() for p in part.permissions))
+
+
+class OpsPagination(LimitOffsetPagination):
+    default_limit = 50
+    max_limit = 200
+
+
+class OpsPaginationParams(serializers.Serializer):
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=OpsPagination.max_limit)
+    offset = serializers.IntegerField(required=False, min_value=0)
+
+
+class OpsMessageSerializer(serializers.Serializer):
+    message_id = serializers.IntegerField(source="pk")
+    author_type = serializers.CharField()
+    author_display = serializers.CharField(source="get_author_type_display")
+    body = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class OpsTicketSerializer(serializers.ModelSerializer):
+    ticket_id = serializers.CharField(source="number")
+    customer_id = serializers.CharField()
+    category_display = serializers.CharField(source="get_category_display")
+    status_display = serializers.CharField(source="get_status_display")
+    tags = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Ticket
+        fields = (
+            "ticket_id",
+            "customer_id",
+            "category",
+            "category_display",
+            "subject",
+            "status",
+            "status_display",
+            "source",
+            "order_id",
+            "tags",
+            "created_at",
+            "updated_at",
+        )
+
+    def get_tags(self, ticket: Ticket) -> list[str]:
+        tags = getattr(ticket, "tag_list", None)
+        return [t.name for t in (tags if tags is not None else ticket.tags.all())]
+
+
+class _PartFields:
+    """Adds the fields apps above registered (tickets.api_parts) for the list or the detail."""
+
+    part_view = "list"
+
+    def get_fields(self):
+        fields = super().get_fields()
+        for part in ops_ticket_parts():
+            fields.update(part.list_fields() if self.part_view == "list" else part.detail_fields())
+        return fields
+
+
+class OpsTicketListApi(APIView):
+    permission_classes = [IsStaff]
+
+    @property
+    def required_permissions(self) -> tuple[str, ...]:
+        return _with_parts(TICKET_READ)
+
+    @extend_schema_serializer(component_name="OpsTicketListItem")
+    class OutputSerializer(_PartFields, OpsTicketSerializer):
+        part_view = "list"
+
+    class FilterSerializer(serializers.Serializer):
+        status = serializers.ChoiceField(choices=Ticket.Status.choices, required=False)
+        category = serializers.ChoiceField(choices=Ticket.Category.choices, required=False)
+
+    @extend_schema_serializer(component_name="OpsTicketPage")
+    class PageSerializer(serializers.Serializer):
+        count = serializers.IntegerField()
+        next = serializers.URLField(allow_null=True)
+        previous = serializers.URLField(allow_null=True)
+        results = serializers.ListField(child=serializers.DictField())
+
+    @extend_schema(
+        parameters=[FilterSerializer, OpsPaginationParams],
+        responses={200: PageSerializer},
+        operation_id="ops_tickets_list",
+        summary="[운영] 문의 목록 (limit/offset)",
+    )
+    def get(self, request):
+        # As documented: a filter or a page given empty is an error, not "no filter" (form semantics), and a
+        # limit/offset that is not a number in range is an error, not silently the default.
+        params = request.query_params
+        problems = {}
+        for name in ("status", "category", "limit", "offset"):
+            values = params.getlist(name)
+            if len(values) > 1:
+                problems[name] = ["한 번만 보낼 수 있습니다."]
+            elif values == [""]:
+                problems[name] = ["값이 비어 있습니다."]
+            elif name in ("limit", "offset") and values and not re.fullmatch(r"[0-9]+", values[0]):
+                problems[name] = ["0 이상의 정수여야 합니다."]
+        if problems:
+            raise ValidationError(problems)
+        OpsPaginationParams(data=params).is_valid(raise_exception=True)
+        filters = self.FilterSerializer(data=params)
+        filters.is_valid(raise_exception=True)
+        tickets = ticket_list(**filters.validated_data)
+        for part in ops_ticket_parts():
+            tickets = part.list_queryset(tickets)
+        paginator = OpsPagination()
+        page = paginator.paginate_queryset(tickets, request, view=self)
+        return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)
+
+
+class OpsTicketDetailApi(APIView):
+    permission_classes = [IsStaff]
+
+    @property
+    def required_permissions(self) -> tuple[str, ...]:
+        return _with_parts(CONVERSATION_READ)
+
+    @extend_schema_serializer(component_name="OpsTicketDetail")
+    class OutputSerializer(_PartFields, OpsTicketSerializer):
+        part_view = "detail"
+        messages = OpsMessageSerializer(many=True, source="message_list")
+
+        class Meta(OpsTicketSerializer.Meta):
+            fields = (*OpsTicketSerializer.Meta.fields, "messages")
+
+    @extend_schema(responses={200: OutputSerializer}, summary="[운영] 문의 대화와 초안 전체")
+    def get(self, request, ticket_id: str):
+        ticket = ticket_get(ticket_id=ticket_id)
+        ticket.message_list = list(ticket.messages.order_by("id"))
+        context = {}
+        for part in ops_ticket_parts():
+            context.update(part.detail_load(ticket, request))
+        return Response(self.OutputSerializer(ticket, context=context).data)
+
+
+@extend_schema_serializer(component_name="OpsReplyHeld")
+class ReplyHeldSerializer(serializers.Serializer):
+    code = serializers.CharField(
+        help_text="reply_blocked (override_reason으로 발송 가능) · ticket_closed · unknown_tag · empty_reply · "
+        "reply_too_long · override_reason_too_long · reply_unchecked"
+    )
+    detail = serializers.CharField(help_text="보내지 않은 사유 (한국어)")
+
+
+class OpsTicketReplyApi(APIView):
+    """The operator's own reply on any ticket (after a rejected or failed draft, or with drafts off)."""
+
+    permission_classes = [IsStaff]
+    required_permissions = TICKET_REPLY
+
+    @extend_schema_serializer(component_name="OpsTicketReplyInput")
+    class InputSerializer(serializers.Serializer):
+        body = StrictCharField(max_length=BODY_MAX, trim_whitespace=True, help_text="고객에게 보낼 답변")
+        tags = serializers.ListField(child=StrictCharField(max_length=40), required=False, default=list)
+        close = StrictBooleanField(required=False, default=False, help_text="true면 답변 후 문의를 종료")
+        override_reason = StrictCharField(
+            required=False,
+            allow_blank=True,
+            default="",
+            max_length=OVERRIDE_REASON_MAX,
+            help_text="예외 발송 사유. 답변이 고객의 처리 기록에 없는 환불·취소를 약속할 때만 필요하며, "
+            "사유와 보낸 사람이 티켓의 시스템 메모로 기록됩니다.",
+        )
+
+    @extend_schema_serializer(component_name="OpsTicketReply")
+    class OutputSerializer(OpsTicketSerializer):
+        message = OpsMessageSerializer(source="reply_message")
+
+        class Meta(OpsTicketSerializer.Meta):
+            fields = (*OpsTicketSerializer.Meta.fields, "message")
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: OutputSerializer,
+            409: OpenApiResponse(
+                ReplyHeldSerializer,
+                description="보내지 않음. reply_blocked: 답변이 고객의 처리 기록에 없는 환불·취소(승인완료)를 "
+                "약속함 — override_reason을 보내면 기록을 남기고 발송합니다. ticket_closed: 종료된 문의. "
+                "생성된(GENERATED) 초안이 있으면 그 초안은 이 상담원의 반려로 기록됩니다.",
+                examples=[
+                    OpenApiExample(
+                        "reply_blocked",
+                        {"code": "reply_blocked", "detail": "이 답변은 보낼 수 없습니다. 고객의 처리 기록에 없는 …"},
+                    ),
+                ],
+            ),
+        },
+        operation_id="ops_ticket_reply",
+        summary="[운영] 상담원 직접 답변",
+    )
+    def post(self, request, ticket_id: str):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        ticket = ticket_get(ticket_id=ticket_id)
+        message = ticket_reply_send(ticket_id=ticket.pk, actor=request.user, **data.validated_data)
+        ticket = ticket_get(ticket_id=ticket_id)
+        ticket.reply_message = message
+        return Response(self.OutputSerializer(ticket).data, status=201)

@@ -73,6 +73,7 @@ class Ticket(models.Model):
         verbose_name = "문의 티켓"
         verbose_name_plural = "문의 티켓"
         ordering = ["-created_at", "-id"]
+        permissions = [("reply_ticket", "고객 문의에 직접 답변할 수 있음")]
         indexes = [models.Index(fields=["customer", "-created_at"], name="ticket_customer_recent")]
         constraints = [
             models.CheckConstraint(condition=Q(status__in=["OPEN", "ANSWERED", "CLOSED"]), name="ticket_status_valid"),

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Iterable
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
@@ -11,11 +12,13 @@ from common import events
 from common.actors import Actor
 from common.audit import actor_fields
 from common.choices import choice_parse
-from common.errors import InvalidState
+from common.errors import InvalidState, NotFound, PermissionDenied
 from common.outbox import outbox_enqueue
 from common.redaction import redact
 from orders.models import Customer, Order
+from tickets import hooks
 from tickets.models import Tag, Ticket, TicketEvent, TicketMessage
+from tickets.policy import OVERRIDE_REASON_MAX, normalise_reply
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +29,8 @@ BODY_MAX = 4000  # the one body limit: ticket messages, chat messages and draft 
 HANDOFF_TRANSCRIPT_TITLE = "[채팅 대화 기록]"
 # The outbox topic a committed customer message writes: "draft this input". The drafts app handles it.
 DRAFT_REQUESTED = "draft.requested"
+# Who may answer customers in their own words (the admin reply box, POST /api/ops/tickets/<id>/reply/).
+REPLY_PERMISSION = "tickets.reply_ticket"
 
 
 def parse_category(value: object) -> str:
@@ -292,3 +297,90 @@ def ticket_edit(*, ticket: Ticket, category: str, subject: str, tags: list[Tag],
             _event(locked, TicketEvent.Type.TAGS_CHANGED, actor=who, before=before, after=after)
             changed.append("tags")
     return changed
+
+
+def tags_resolve(names: Iterable[str]) -> list[Tag]:
+    """The active tags named (operators choose from the tag set); an unknown name is refused."""
+    wanted = list(dict.fromkeys(n.strip() for n in names if n and n.strip()))
+    found = {t.name: t for t in Tag.objects.filter(name__in=wanted, is_active=True)}
+    unknown = [n for n in wanted if n not in found]
+    if unknown:
+        raise InvalidState(f"등록되지 않은 태그입니다: {', '.join(unknown)}", code="unknown_tag")
+    return [found[n] for n in wanted]
+
+
+# --- the operator's own reply ------------------------------------------------------------------
+def _require_replier(actor: AbstractBaseUser | None) -> None:
+    if actor is None or not actor.is_active or not actor.has_perm(REPLY_PERMISSION):
+        raise PermissionDenied("고객 문의에 답변할 권한이 없습니다.")
+
+
+def _unsupported_claims(text: str, *, customer_id: str, order_id: str | None) -> list[str]:
+    """The reply guard's verdict (`tickets.hooks`). No guard registered: nothing is sent (fail closed)."""
+    guard = hooks.reply_guard()
+    if guard is None:
+        raise InvalidState(
+            "답변의 환불·취소 약속을 검사할 수 없어 보내지 않았습니다. 관리자에게 알려 주세요.", code="reply_unchecked"
+        )
+    return guard(text=text, customer_id=customer_id, order_ids=[order_id] if order_id else None)
+
+
+def ticket_reply_send(
+    *,
+    ticket_id: int,
+    body: str,
+    actor: AbstractBaseUser,
+    tags: Iterable[str] = (),
+    close: bool = False,
+    override_reason: str = "",
+) -> TicketMessage:
+    """An operator answers in their own words: after a draft was rejected, with drafts off, or when a draft
+    failed. The text passes the money-claim guard (`tickets.hooks`; InvalidState `reply_blocked`, nothing
+    sent, unless `override_reason` is given — then the reason and the operator are kept as a system note).
+
+    The apps above are told in the same transaction (`tickets.hooks.reply_sent_hooks`): drafts marks a live
+    draft REJECTED by this operator, so it is not sent later on top of this answer."""
+    _require_replier(actor)
+    reason = normalise_reply(override_reason or "")
+    if len(reason) > OVERRIDE_REASON_MAX:
+        raise InvalidState(
+            f"예외 발송 사유는 {OVERRIDE_REASON_MAX:,}자를 넘을 수 없습니다.", code="override_reason_too_long"
+        )
+    text = normalise_reply(body)
+    if not text:
+        raise InvalidState("보낼 답변이 비어 있습니다.", code="empty_reply")
+    if len(text) > BODY_MAX:
+        raise InvalidState(f"답변은 {BODY_MAX:,}자를 넘을 수 없습니다.", code="reply_too_long")
+    head = Ticket.objects.filter(pk=ticket_id).values("customer_id", "order_id").first()
+    if head is None:
+        raise NotFound("문의 티켓을 찾을 수 없습니다.")
+    # The analyser runs before any lock is taken.
+    unsupported = _unsupported_claims(text, customer_id=head["customer_id"], order_id=head["order_id"])
+    if unsupported and not reason:
+        sentences = " / ".join(f"“{sentence}”" for sentence in unsupported[:3])
+        raise InvalidState(
+            "이 답변은 보낼 수 없습니다. 고객의 처리 기록에 없는 환불·취소를 약속합니다: "
+            f"{sentences}. 문장을 고치거나 예외 발송 사유를 적어 주세요.",
+            code="reply_blocked",
+        )
+    with transaction.atomic():
+        ticket = Ticket.objects.select_for_update().get(pk=ticket_id)
+        if ticket.status == Ticket.Status.CLOSED:
+            raise InvalidState("종료된 문의에는 답변할 수 없습니다.", code="ticket_closed")
+        chosen = tags_resolve(tags)
+        message = ticket_reply_add(ticket=ticket, body=text, actor=actor, close=close)
+        for hook in hooks.reply_sent_hooks():
+            hook(ticket=ticket, message=message, actor=actor)
+        if unsupported:
+            ticket_note_add(
+                ticket=ticket,
+                body=f"예외 발송: 승인되지 않은 환불·취소 약속 {len(unsupported)}건을 알고 보냈습니다. 사유: {reason}",
+                actor=actor,
+            )
+        ticket_tags_add(ticket=ticket, tags=chosen, actor=actor)
+    if unsupported:
+        log.warning(
+            "ticket.reply_overridden ticket_id=%s claims=%d actor_id=%s", ticket.number, len(unsupported), actor.pk
+        )
+    log.info("ticket.reply_sent ticket_id=%s close=%s actor_id=%s", ticket.number, close, actor.pk)
+    return message

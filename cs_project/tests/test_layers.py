@@ -58,3 +58,58 @@ def test_no_function_local_import_of_an_app_without_a_reason():
                 continue
             offenders += [f"{rel}:{n}: {text}" for n, text in _local_app_imports(path)]
     assert offenders == []
+
+
+def _unregister_calls(path: Path) -> list[tuple[int, str]]:
+    """`<anything>.unregister(...)` calls: an admin site losing a registration someone else made."""
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()
+    return [
+        (node.lineno, lines[node.lineno - 1].strip())
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "unregister"
+    ]
+
+
+def test_no_app_unregisters_an_admin():
+    """An app adds to another app's admin page through the slot that page owns (tickets.sections,
+    actions.record_sections); it never unregisters and replaces it (that depended on INSTALLED_APPS order)."""
+    offenders = []
+    for app in APPS:
+        for path in (ROOT / app).rglob("*.py"):
+            rel = path.relative_to(ROOT)
+            if "migrations" in rel.parts:
+                continue
+            offenders += [f"{rel}:{n}: {text}" for n, text in _unregister_calls(path)]
+    assert offenders == []
+
+
+def test_every_model_admin_lives_in_its_models_app():
+    from django.contrib import admin
+
+    ours = set(APPS)
+    strangers = [
+        f"{model._meta.label} → {type(model_admin).__module__}.{type(model_admin).__name__}"
+        for model, model_admin in admin.site._registry.items()
+        if model._meta.app_label in ours and type(model_admin).__module__.split(".")[0] != model._meta.app_label
+    ]
+    assert strangers == []
+
+
+def test_the_ticket_desk_lives_in_tickets():
+    """The operator's desk (the ticket page and its reply view, the staff ticket API, the own-reply service)
+    belongs to tickets; drafts only registers its panel, its column and its API fields."""
+    from django.contrib import admin
+    from django.urls import resolve, reverse
+
+    import drafts.apis
+    import drafts.services
+    from tickets.models import Ticket
+
+    assert type(admin.site._registry[Ticket]).__module__ == "tickets.admin"
+    assert resolve(reverse("admin:tickets_ticket_reply", args=[1])).func.__module__ == "tickets.admin"
+    for path in ("/api/ops/tickets/", "/api/ops/tickets/T00001/", "/api/ops/tickets/T00001/reply/"):
+        assert resolve(path).func.view_class.__module__ == "tickets.apis", path
+    for name in ("ticket_reply_send", "OpsTicketListApi", "OpsTicketDetailApi", "OpsTicketReplyApi"):
+        assert not hasattr(drafts.services, name) and not hasattr(drafts.apis, name), name
+    assert not (ROOT / "drafts" / "templates" / "admin" / "drafts" / "ticket_review.html").exists()

@@ -1,9 +1,9 @@
-"""The operator's own reply: after a rejected draft, with drafts off, on a failed draft; the money-claim guard;
-what happens to a live draft; the admin reply box and the draft panel's one send button."""
+"""The operator's own reply (tickets.services.ticket_reply_send) where drafts take part: after a rejected draft,
+with drafts off, on a failed draft; the money-claim guard drafts registers; the live draft an own reply rejects
+(drafts' reply-sent hook); the admin reply box and the draft panel's one send button. The reply's own rules
+(permission, closed tickets, a missing guard) are tested in tickets/tests/test_reply.py."""
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from drafts.models import Draft
@@ -94,24 +94,6 @@ def test_an_own_reply_rejects_the_live_draft_with_a_note(staff_api, live_draft):
     # The customer sees the reply, never the system notes.
     customer_view = live_draft.ticket.messages.exclude(author_type="SYSTEM")
     assert list(customer_view.values_list("author_type", flat=True)) == ["CUSTOMER", "OPERATOR"]
-
-
-def test_own_reply_needs_the_reply_permission(live_draft):
-    from rest_framework.test import APIClient
-
-    clerk = get_user_model().objects.create_user("clerk", is_staff=True)
-    clerk.user_permissions.add(*Permission.objects.filter(codename__in=["view_ticket", "view_draft"]))
-    api = APIClient()
-    api.force_authenticate(clerk)
-    assert _reply(api, live_draft.ticket).status_code == 403
-    assert _operator_messages(live_draft.ticket) == []
-
-
-def test_reply_is_in_the_staff_schema_only(staff_api, client):
-    staff = staff_api.get("/api/ops/schema/?format=json")
-    assert "/api/ops/tickets/{ticket_id}/reply/" in staff.json()["paths"]
-    public = client.get("/api/schema/?format=json")
-    assert "/api/ops/tickets/{ticket_id}/reply/" not in public.json()["paths"]
 
 
 @pytest.fixture

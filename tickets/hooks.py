@@ -1,0 +1,55 @@
+"""What apps above tickets plug into the operator's reply (`tickets.services.ticket_reply_send`).
+
+The desk lives in tickets, which sits below the money-claim analyser's callers and below drafts and imports
+neither (`actions | tickets` are independent, `drafts` is a floor up). So the reply names two hooks and the app
+that owns each behaviour fills it in at start-up (`DraftsConfig.ready()`), as `actions.execution` lets the
+integration app say who executes a refund:
+
+- **the reply guard** `(*, text, customer_id, order_ids) -> [sentences]`: the sentences of an operator's own
+  reply that promise a refund or cancellation the customer's records do not show
+  (`actions.selectors.money_claims_unsupported`, wrapped by drafts). It fails closed: with no guard registered
+  nothing is sent (409 `reply_unchecked`), and the system check `tickets.E001` says so at start-up.
+- **reply-sent hooks** `(*, ticket, message, actor) -> None`, called in the reply's transaction after the
+  ticket row is locked and the reply stored: drafts rejects the live draft the operator answered past and
+  notes it on the ticket. A hook that raises undoes the reply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+    from tickets.models import Ticket, TicketMessage
+
+
+class ReplyGuard(Protocol):
+    def __call__(self, *, text: str, customer_id: str, order_ids: Sequence[str] | None) -> list[str]: ...
+
+
+class ReplySent(Protocol):
+    def __call__(self, *, ticket: Ticket, message: TicketMessage, actor: AbstractBaseUser) -> None: ...
+
+
+_guard: ReplyGuard | None = None
+# Keyed by name so that registering again (a re-imported module) replaces instead of adding a second call.
+_reply_sent: dict[str, ReplySent] = {}
+
+
+def reply_guard_register(guard: ReplyGuard | None) -> None:
+    global _guard
+    _guard = guard
+
+
+def reply_guard() -> ReplyGuard | None:
+    return _guard
+
+
+def reply_sent_register(name: str, hook: ReplySent) -> None:
+    _reply_sent[name] = hook
+
+
+def reply_sent_hooks() -> list[Callable[..., None]]:
+    return list(_reply_sent.values())
