@@ -35,6 +35,25 @@ def _shop_today(settings):
     settings.CS_TODAY = "2026-07-27"
 
 
+@pytest.fixture(autouse=True)
+def _desk_open_around_the_clock(settings):
+    """Business hours all day, every day, unless a test asks for the shop's (`shop_hours`): a chat reply or a new
+    inquiry must not read differently when the suite runs at night (the after-hours notice)."""
+    settings.CS_BUSINESS_DAYS = list(range(7))
+    settings.CS_BUSINESS_HOURS = ("00:00", "23:59:59.999999")
+    settings.CS_HOLIDAYS = []
+
+
+@pytest.fixture
+def shop_hours(settings):
+    """The business hours the project ships (weekdays 09:00–18:00, the 2026 Korean public holidays)."""
+    from cs_project.settings import base
+
+    settings.CS_BUSINESS_DAYS = base.CS_BUSINESS_DAYS
+    settings.CS_BUSINESS_HOURS = base.CS_BUSINESS_HOURS
+    settings.CS_HOLIDAYS = base.CS_HOLIDAYS
+
+
 @pytest.fixture
 def shop(db):
     """The demo shop from fixtures/shop.json with a login per customer, `operator` and `admin`."""

@@ -66,3 +66,13 @@ def tool_refusal_list(*, customer_id: str, order_id: str, limit: int = TOOL_REFU
         .exclude(reason=CLARIFY_REASON)
         .order_by("-created_at", "-id")[:limit]
     )
+
+
+def money_request_refused(*, conversation_id) -> bool:
+    """Did the rules refuse a refund or cancellation earlier in this conversation (not the reason question, not
+    a malformed call)? A person asked for afterwards gets the ticket sooner (tickets.policy.initial_priority)."""
+    return (
+        ToolCall.objects.filter(message__conversation_id=conversation_id, tool="request_refund", ok=False, error="")
+        .exclude(reason=CLARIFY_REASON)
+        .exists()
+    )

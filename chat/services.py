@@ -17,6 +17,8 @@ from chat.models import ChatMessage, Conversation, ToolCall
 from chat.selectors import conversation_transcript
 from chat.tools import make_action_tools
 from common.budget import model_budget_charge
+from common.business_hours import after_hours_notice, business_calendar
+from common.clock import now
 from common.errors import DomainError, NotFound, RateLimited
 from common.outage import OUTAGE_ERRORS
 from llm.errors import LLMError
@@ -128,6 +130,7 @@ def _answer(
     if blocked:
         content = prompts.claim_safe_reply([c.result for c in outcome.calls])
         result_outcome = ChatMessage.Outcome.CLAIM_BLOCKED
+    content = _with_after_hours_notice(content, [c.result.get("after_hours_notice") for c in outcome.calls])
     results = [_public_result(c.tool, c.result) for c in outcome.calls]
     try:
         with transaction.atomic():
@@ -162,6 +165,15 @@ def _answer(
         outcome.model,
     )
     return TurnResult(conversation, customer_message, reply)
+
+
+def _with_after_hours_notice(content: str, notices: list[str | None]) -> str:
+    """A person was asked for outside business hours: the reply ends with the code-built sentence saying when
+    one will answer, whatever the model wrote (it is not trusted to say the time)."""
+    notice = next((n for n in notices if n), None)
+    if not notice or notice in content:
+        return content
+    return f"{content}\n\n{notice}" if content else notice
 
 
 def _unsupported_claims(customer: Customer, outcome: AgentOutcome) -> list[Claim]:
@@ -253,7 +265,9 @@ def _model_failed(
         reply = ChatMessage.objects.create(
             conversation=conversation,
             role=ChatMessage.Role.ASSISTANT,
-            content=prompts.APOLOGY.format(ticket=ticket.number),
+            content=_with_after_hours_notice(
+                prompts.APOLOGY.format(ticket=ticket.number), [after_hours_notice(now(), business_calendar())]
+            ),
             tool_results=[
                 {
                     "tool": "create_ticket",

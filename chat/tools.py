@@ -33,8 +33,10 @@ from actions.errors import Refused
 from actions.models import ActionRecord
 from actions.policy import customer_status_message, days_since
 from actions.selectors import action_record_list, action_record_summary_masked, money_claims_strip
+from chat.selectors import money_request_refused
 from common.actors import Actor
-from common.clock import today
+from common.business_hours import after_hours_notice, business_calendar
+from common.clock import now, today
 from common.errors import DomainError, NotFound
 from orders.models import Customer, Order
 from tickets.models import Ticket
@@ -45,6 +47,7 @@ log = logging.getLogger(__name__)
 
 REASON_CHOICES = ["단순변심", "상품하자", "오배송", "확인필요"]
 CLARIFY_CHOICES = ["단순변심", "상품하자", "오배송"]
+MONEY_TOOLS = frozenset({"request_refund"})  # the tools that ask for money back (a refund or a cancellation)
 MAX_ORDERS_LISTED = 20
 MAX_REQUESTS_LISTED = 20
 
@@ -104,6 +107,7 @@ class ToolContext:
     transcript: Callable[[], str] | None = None
     turn_ticket: Ticket | None = None  # the one ticket this turn opened or found (at most one per turn)
     turn_orders: list[str] = field(default_factory=list)  # the orders this turn's calls were about, in order
+    turn_money_refused: bool = False  # a refund or cancellation was refused by the rules in this turn
 
 
 Handler = Callable[[ToolContext, Any], dict]
@@ -296,6 +300,8 @@ class ToolRegistry:
                 result["order_status"] = Order.Status(exc.status).label
             if exc.needs_clarification:
                 result.update(needs_clarification=True, choices=CLARIFY_CHOICES)
+            elif name in MONEY_TOOLS:
+                self.context.turn_money_refused = True
             return result
         except DomainError as exc:
             return {"ok": False, "reason": exc.message}
@@ -404,6 +410,10 @@ def request_refund(ctx: ToolContext, args: RefundArgs) -> dict:
 def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
     summary = _customer_bound(ctx, args.summary)
     created = False
+    # A person asked for after the rules refused the customer's money (tickets.policy.initial_priority: 높음).
+    refused = ctx.turn_money_refused or (
+        ctx.conversation_id is not None and money_request_refused(conversation_id=ctx.conversation_id)
+    )
     if ctx.turn_ticket is not None:
         ticket = ctx.turn_ticket
     elif ctx.conversation_id is not None:
@@ -416,6 +426,7 @@ def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
             source=Ticket.Source.AGENT,
             author=ctx.customer.user,
             transcript=ctx.transcript() if ctx.transcript is not None else "",
+            after_refused_money_request=refused,
         )
         if not created and ticket.status == Ticket.Status.ANSWERED:
             # Asked again after an operator answered: the request goes back to a person (reopened).
@@ -429,6 +440,7 @@ def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
             body=summary,
             source=Ticket.Source.AGENT,
             author=ctx.customer.user,
+            after_refused_money_request=refused,
         )
         created = True
     ctx.turn_ticket = ticket
@@ -442,6 +454,10 @@ def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
     }
     if not created:
         result.update(already_open=True, message="이미 접수된 상담원 티켓이 있습니다. 담당자가 확인 후 연락드립니다.")
+    # Outside business hours the customer is told when a person will answer (the reply carries it as written).
+    notice = after_hours_notice(now(), business_calendar())
+    if notice:
+        result["after_hours_notice"] = notice
     return result
 
 

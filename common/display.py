@@ -34,6 +34,11 @@ PAYLOAD_KEY_LABELS = {
     "external_ref": "쇼핑몰 처리번호",
     "message": "메시지",
     "note": "메모",
+    "priority": "우선순위",
+    "rule": "근거",
+    "assignee": "담당자",
+    "by_assignee": "담당자가 답변",
+    "days": "고객 응답 없이 지난 일수",
 }
 # Values that read the same wherever they appear.
 SHARED_VALUE_LABELS = {

@@ -13,8 +13,10 @@ from drafts.apis import OpsDraftApplyApi, OpsDraftRejectApi
 from orders.apis import OrderListApi, ProductDetailApi
 from orders.models import PRODUCT_ID_PATTERN
 from tickets.apis import (
+    OpsTicketAssignApi,
     OpsTicketDetailApi,
     OpsTicketListApi,
+    OpsTicketPriorityApi,
     OpsTicketReplyApi,
     TicketDetailApi,
     TicketListCreateApi,
@@ -50,6 +52,12 @@ urlpatterns = [
     path("ops/tickets/", OpsTicketListApi.as_view(), name="api-ops-tickets"),
     path("ops/tickets/<ticket_number:ticket_id>/", OpsTicketDetailApi.as_view(), name="api-ops-ticket-detail"),
     path("ops/tickets/<ticket_number:ticket_id>/reply/", OpsTicketReplyApi.as_view(), name="api-ops-ticket-reply"),
+    path("ops/tickets/<ticket_number:ticket_id>/assign/", OpsTicketAssignApi.as_view(), name="api-ops-ticket-assign"),
+    path(
+        "ops/tickets/<ticket_number:ticket_id>/priority/",
+        OpsTicketPriorityApi.as_view(),
+        name="api-ops-ticket-priority",
+    ),
     path("ops/drafts/<id:draft_id>/apply/", OpsDraftApplyApi.as_view(), name="api-ops-draft-apply"),
     path("ops/drafts/<id:draft_id>/reject/", OpsDraftRejectApi.as_view(), name="api-ops-draft-reject"),
     path("ops/actions/<action_number:action_id>/decide/", OpsActionDecideApi.as_view(), name="api-ops-action-decide"),

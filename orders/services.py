@@ -27,7 +27,16 @@ from orders.models import Customer, Order, OrderEvent, Product, ProductOption
 log = logging.getLogger(__name__)
 
 OPERATOR_USERNAME = "operator"
+SUPERVISOR_USERNAME = "supervisor"
 ADMIN_USERNAME = "admin"
+# The operator's permissions (codenames across OPERATOR_APPS): every view, the decisions, own replies, and a few
+# changes (ticket status, tags, operator messages). The supervisor also assigns tickets to others.
+OPERATOR_PERMISSIONS = (
+    r"^(view_|decide$|review$|reply_ticket$|change_ticket|add_ticketmessage|change_tag|add_draftrating)"
+)
+SUPERVISOR_PERMISSIONS = r"^assign_ticket$"
+# How the desk names them to each other ("김상담님이 14:02에 먼저 답변했습니다"): (last name, first name).
+DEMO_STAFF_NAMES = {OPERATOR_USERNAME: ("김", "상담"), SUPERVISOR_USERNAME: ("박", "팀장")}
 OPERATOR_APPS = (
     "orders",
     "actions",
@@ -100,12 +109,14 @@ def shop_fixture_load(*, data: dict, restore: bool) -> dict[str, int]:
 class DemoAccounts:
     customers: list[tuple[str, str]] = field(default_factory=list)  # (username, customer_id)
     operator: str = OPERATOR_USERNAME
+    supervisor: str = SUPERVISOR_USERNAME
     admin: str = ADMIN_USERNAME
 
 
 @transaction.atomic
 def demo_accounts_ensure(*, password: str) -> DemoAccounts:
-    """A login per demo customer, an `operator` with the decide permission, an `admin` superuser."""
+    """A login per demo customer, an `operator` (decides, reviews, answers, takes tickets), a `supervisor` (the same,
+    and assigns tickets to others), an `admin` superuser."""
     User = get_user_model()
     accounts = DemoAccounts()
     for customer in Customer.objects.filter(user__isnull=True):
@@ -119,14 +130,24 @@ def demo_accounts_ensure(*, password: str) -> DemoAccounts:
     accounts.customers = [
         (c.user.username, c.customer_id) for c in Customer.objects.select_related("user").filter(user__isnull=False)
     ]
-    operator, created = User.objects.get_or_create(username=OPERATOR_USERNAME, defaults={"is_staff": True})
-    if created:
-        operator.set_password(password)
-        operator.save()
-    perms = Permission.objects.filter(content_type__app_label__in=OPERATOR_APPS).filter(
-        codename__regex=r"^(view_|decide$|review$|reply_ticket$|change_ticket|add_ticketmessage|change_tag|add_draftrating)"
+    perms = list(
+        Permission.objects.filter(content_type__app_label__in=OPERATOR_APPS, codename__regex=OPERATOR_PERMISSIONS)
     )
-    operator.user_permissions.add(*perms)
+    extra = list(
+        Permission.objects.filter(content_type__app_label__in=OPERATOR_APPS, codename__regex=SUPERVISOR_PERMISSIONS)
+    )
+    for username, granted in ((OPERATOR_USERNAME, perms), (SUPERVISOR_USERNAME, perms + extra)):
+        last_name, first_name = DEMO_STAFF_NAMES[username]
+        staff, created = User.objects.get_or_create(
+            username=username, defaults={"is_staff": True, "last_name": last_name, "first_name": first_name}
+        )
+        if created:
+            staff.set_password(password)
+            staff.save()
+        elif not (staff.last_name or staff.first_name):
+            staff.last_name, staff.first_name = last_name, first_name
+            staff.save(update_fields=["last_name", "first_name"])
+        staff.user_permissions.add(*granted)
     admin, created = User.objects.get_or_create(
         username=ADMIN_USERNAME, defaults={"is_staff": True, "is_superuser": True}
     )

@@ -5,16 +5,24 @@ and its buttons; chat: the customer's requests); nothing here imports them. Ever
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.db.models import F, OuterRef, Subquery
 from django.http import Http404, HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import mark_safe
+from django.utils.text import Truncator
 from django.utils.translation import ngettext
 
-from common.admin import AuditEventInline
+from common.admin import AuditEventInline, ReadOnlyAdmin
+from common.business_hours import moment_words
 from common.display import payload_line
 from common.errors import DomainError
 from common.numbering import parse_number
-from tickets.models import Tag, Ticket, TicketEvent, TicketMessage
+from tickets import policy
+from tickets.models import OperatorStatus, Tag, Ticket, TicketEvent, TicketMessage
 from tickets.sections import (
     ANSWER,
     COLUMNS,
@@ -23,7 +31,18 @@ from tickets.sections import (
     ticket_section_urls,
     ticket_sections_for,
 )
-from tickets.services import REPLY_PERMISSION, ticket_edit, ticket_reply_send, ticket_status_change
+from tickets.selectors import SlaView, operator_get, sla_snapshot, ticket_sla
+from tickets.services import (
+    ASSIGN_PERMISSION,
+    AUTO_ASSIGN_ROUND_ROBIN,
+    REPLY_PERMISSION,
+    operator_availability_set,
+    ticket_assign,
+    ticket_edit,
+    ticket_priority_change,
+    ticket_reply_send,
+    ticket_status_change,
+)
 
 _REPLY_KEY = "tickets.held_reply.{}"
 
@@ -50,13 +69,74 @@ class TicketEventInline(AuditEventInline):
     def change(self, obj: TicketEvent) -> str:
         return payload_line(
             obj.payload or {},
-            status_labels=dict(Ticket.Status.choices),
+            # before → after: a status, a priority or an operator's login name
+            status_labels={**dict(Ticket.Status.choices), **dict(Ticket.Priority.choices)},
             values={
                 "source": dict(Ticket.Source.choices),
                 "category": dict(Ticket.Category.choices),
                 "status": dict(Ticket.Status.choices),
+                "priority": dict(Ticket.Priority.choices),
+                "rule": RULE_LABELS,
             },
         )
+
+
+# Why a priority or an assignment was set by the system (TicketEvent payload "rule").
+RULE_LABELS = {
+    policy.RULE_CATEGORY: "분류 규칙(결제·오류)",
+    policy.RULE_REFUSED_MONEY: "환불·취소 거절 뒤 상담 요청",
+    AUTO_ASSIGN_ROUND_ROBIN: "순번제 자동 배정",
+}
+SLA_COLOURS = {policy.OK: "#047857", policy.AT_RISK: "#b45309", policy.BREACHED: "#b91c1c"}
+PRIORITY_COLOURS = {"URGENT": "#b91c1c", "HIGH": "#b45309", "NORMAL": "#374151", "LOW": "#6b7280"}
+
+
+class AssigneeFilter(admin.SimpleListFilter):
+    """내 티켓 / 미배정 / 전체."""
+
+    title = "담당"
+    parameter_name = "assignee"
+    MINE, NONE = "me", "none"
+
+    def lookups(self, request, model_admin):
+        return [(self.MINE, "내 티켓"), (self.NONE, "미배정")]
+
+    def queryset(self, request, queryset):
+        if self.value() == self.MINE:
+            return queryset.filter(assignee=request.user)
+        if self.value() == self.NONE:
+            return queryset.filter(assignee__isnull=True)
+        return queryset
+
+    def choices(self, changelist):
+        choices = list(super().choices(changelist))
+        choices[0]["display"] = "전체"
+        return choices
+
+
+def waiting_words(seconds: float) -> str:
+    minutes = int(seconds // 60)
+    if minutes < 60:
+        return f"{minutes}분"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours}시간 {minutes}분" if minutes else f"{hours}시간"
+    return f"{hours // 24}일 {hours % 24}시간"
+
+
+def sla_html(view: SlaView, ticket: Ticket) -> str:
+    """The state in colour and in a word (never colour alone); the due time it is about on hover."""
+    if view.paused:
+        return mark_safe('<span class="cs-sla cs-sla-paused" style="color:#6b7280">⏸ 고객 답변 대기</span>')
+    due = ticket.sla_due_at
+    title = f"기한 {moment_words(due, sla_snapshot().calendar)}" if due else ""
+    return format_html(
+        '<span class="cs-sla cs-sla-{}" style="color:{};font-weight:bold" title="{}">● {}</span>',
+        view.state,
+        SLA_COLOURS[view.state],
+        title,
+        view.label,
+    )
 
 
 def _column_display(column: TicketColumn):
@@ -73,12 +153,28 @@ def _column_display(column: TicketColumn):
 @admin.register(Ticket)
 class TicketAdmin(admin.ModelAdmin):
     change_form_template = "admin/tickets/ticket/change_form.html"
-    list_display = ("number_display", "category", "status", "source", "customer", "subject", "created_at")
-    list_filter = ("status", "category", "source")
+    list_display = (
+        "number_display",
+        "priority_display",
+        "sla_display",
+        "waiting_display",
+        "assignee_display",
+        "category",
+        "status",
+        "customer",
+        "subject_display",
+        "created_at",
+    )
+    list_display_links = ("number_display",)
+    list_filter = (AssigneeFilter, "status", "priority", "category", "source")
     search_fields = ("=id", "=customer__customer_id", "customer__name", "subject")
-    list_select_related = ("customer",)
+    list_select_related = ("customer", "assignee")
+    # The most pressing first: the nearest due time of a running SLA clock; waiting and closed tickets last.
+    ordering = (F("sla_due_at").asc(nulls_last=True), "-id")
     filter_horizontal = ("tags",)
-    # The status changes only through services (a reply, a follow-up, the 종료 action): each writes its event.
+    # The status, priority and assignee change only through services (a reply, a follow-up, the 종료 action,
+    # the page's 담당/우선순위 forms): each writes its event.
+    fields = ("customer", "order", "category", "subject", "tags", "status", "source", "created_at", "updated_at")
     readonly_fields = ("customer", "status", "source", "order", "created_at", "updated_at")
     inlines = [TicketMessageInline, TicketEventInline]
     actions = ["close_tickets"]
@@ -86,6 +182,41 @@ class TicketAdmin(admin.ModelAdmin):
     @admin.display(description="티켓번호", ordering="id")
     def number_display(self, obj):
         return obj.number
+
+    @admin.display(description="우선순위", ordering="priority")
+    def priority_display(self, obj: Ticket) -> str:
+        return format_html(
+            '<span style="color:{}" title="{}">{}</span>',
+            PRIORITY_COLOURS.get(obj.priority, "#374151"),
+            obj.priority,
+            obj.get_priority_display(),
+        )
+
+    @admin.display(description="SLA", ordering=F("sla_due_at").asc(nulls_last=True))
+    def sla_display(self, obj: Ticket) -> str:
+        return sla_html(ticket_sla(obj, sla_snapshot()), obj)
+
+    @admin.display(description="대기 시간")
+    def waiting_display(self, obj: Ticket) -> str:
+        """How long the customer has waited for the desk since their latest message (답변완료: the desk waits)."""
+        since = getattr(obj, "customer_waiting_since", None)
+        if obj.status != Ticket.Status.OPEN or since is None:
+            return "-"
+        return waiting_words((sla_snapshot().now - since).total_seconds())
+
+    @admin.display(description="담당자", ordering="assignee__username")
+    def assignee_display(self, obj: Ticket) -> str:
+        return obj.assignee.get_username() if obj.assignee_id else "미배정"
+
+    @admin.display(description="요약", ordering="subject")
+    def subject_display(self, obj: Ticket) -> str:
+        # A readable width at 1280 px: one line, cut with an ellipsis, the whole subject on hover.
+        return format_html(
+            '<span class="cs-subject" title="{}" style="display:inline-block;min-width:12em;max-width:26em;'
+            'white-space:nowrap;overflow:hidden;text-overflow:ellipsis;vertical-align:bottom">{}</span>',
+            obj.subject,
+            Truncator(obj.subject).chars(60),
+        )
 
     def has_add_permission(self, request):
         return False
@@ -95,7 +226,12 @@ class TicketAdmin(admin.ModelAdmin):
 
     # --- the list: columns other apps registered ------------------------------------------------------
     def get_queryset(self, request):
-        queryset = super().get_queryset(request)
+        latest = TicketMessage.objects.filter(ticket=OuterRef("pk"), author_type=TicketMessage.Author.CUSTOMER)
+        queryset = (
+            super()
+            .get_queryset(request)
+            .annotate(customer_waiting_since=Subquery(latest.order_by("-id").values("created_at")[:1]))
+        )
         for column in COLUMNS.values():
             queryset = column.queryset(queryset)
         return queryset
@@ -108,12 +244,12 @@ class TicketAdmin(admin.ModelAdmin):
 
     # --- the page ---------------------------------------------------------------------------------------
     def get_urls(self):
+        view = self.admin_site.admin_view
         urls = [
-            path(
-                "<int:ticket_id>/reply/",
-                self.admin_site.admin_view(self.reply_view),
-                name="tickets_ticket_reply",
-            ),
+            path("<int:ticket_id>/reply/", view(self.reply_view), name="tickets_ticket_reply"),
+            path("<int:ticket_id>/assign/", view(self.assign_view), name="tickets_ticket_assign"),
+            path("<int:ticket_id>/priority/", view(self.priority_view), name="tickets_ticket_priority"),
+            path("availability/", view(self.availability_view), name="tickets_ticket_availability"),
         ]
         return urls + ticket_section_urls(self.admin_site) + super().get_urls()
 
@@ -133,8 +269,26 @@ class TicketAdmin(admin.ModelAdmin):
         can_read_messages = user.has_perm("tickets.view_ticketmessage")
         answer = ticket_sections_for(request, ticket, ANSWER)
         applied = set(ticket.tags.values_list("name", flat=True))
+        sla = ticket_sla(ticket, sla_snapshot())
         extra = {
             **(extra_context or {}),
+            "sla": sla,
+            "sla_html": sla_html(sla, ticket),
+            "due_words": {
+                "first": moment_words(ticket.first_response_due_at, sla_snapshot().calendar)
+                if ticket.first_response_due_at and not ticket.first_responded_at
+                else "",
+                "next": moment_words(sla.next_response_due_at, sla_snapshot().calendar)
+                if sla.next_response_due_at
+                else "",
+                "resolution": moment_words(sla.resolution_due_at, sla_snapshot().calendar)
+                if sla.resolution_due_at
+                else "",
+            },
+            "priority_choices": Ticket.Priority.choices,
+            "can_handle": self.has_reply_permission(request),
+            "can_assign_others": user.has_perm(ASSIGN_PERMISSION),
+            "operators": self._operators() if user.has_perm(ASSIGN_PERMISSION) else [],
             "conversation": ticket.messages.select_related("author").order_by("id") if can_read_messages else [],
             "can_view_conversation": can_read_messages,
             "answer_sections": answer,
@@ -168,6 +322,65 @@ class TicketAdmin(admin.ModelAdmin):
 
     def _back(self, ticket_id: int) -> HttpResponseRedirect:
         return HttpResponseRedirect(reverse("admin:tickets_ticket_change", args=[ticket_id]))
+
+    def _operators(self) -> list:
+        """Who a ticket can be given to: active staff who may answer tickets."""
+        users = get_user_model().objects.filter(is_active=True, is_staff=True).order_by("username")
+        return [u for u in users if u.has_perm(REPLY_PERMISSION)]
+
+    def assign_view(self, request: HttpRequest, ticket_id: int):
+        """내가 맡기 / 담당 해제 / 배정 (tickets.services.ticket_assign checks who may do which)."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        wanted = request.POST.get("assignee", "")
+        if wanted == "me":
+            assignee = request.user
+        elif wanted == "":
+            assignee = None
+        else:
+            assignee = operator_get(username=wanted)
+            if assignee is None:
+                self.message_user(request, "상담원을 찾을 수 없습니다.", messages.ERROR)
+                return self._back(ticket_id)
+        try:
+            ticket_assign(ticket_id=ticket_id, assignee=assignee, actor=request.user)
+        except DomainError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+        else:
+            who = (
+                "미배정으로 바꿨습니다."
+                if assignee is None
+                else f"담당자를 {assignee.get_username()}님으로 정했습니다."
+            )
+            self.message_user(request, who, messages.SUCCESS)
+        return self._back(ticket_id)
+
+    def priority_view(self, request: HttpRequest, ticket_id: int):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        try:
+            changed = ticket_priority_change(
+                ticket_id=ticket_id, priority=request.POST.get("priority", ""), actor=request.user
+            )
+        except DomainError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+        else:
+            if changed:
+                self.message_user(request, "우선순위를 바꾸고 기한을 다시 계산했습니다.", messages.SUCCESS)
+        return self._back(ticket_id)
+
+    def availability_view(self, request: HttpRequest):
+        """The header toggle: 상담 가능 / 자리 비움 (round-robin auto-assignment picks available operators)."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        try:
+            operator_availability_set(available=request.POST.get("available") == "1", actor=request.user)
+        except DomainError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+        back = request.POST.get("next", "")
+        if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+            back = reverse("admin:index")
+        return HttpResponseRedirect(back)
 
     def reply_view(self, request: HttpRequest, ticket_id: int):
         """The operator's own reply (tickets.services.ticket_reply_send checks the permission and the text)."""
@@ -212,3 +425,12 @@ class TicketAdmin(admin.ModelAdmin):
             )
         for error in errors:
             self.message_user(request, error, messages.ERROR)
+
+
+@admin.register(OperatorStatus)
+class OperatorStatusAdmin(ReadOnlyAdmin):
+    """Who takes new tickets now (each operator's own header toggle) and when round robin last gave them one."""
+
+    list_display = ("user", "available", "last_assigned_at", "updated_at")
+    list_filter = ("available",)
+    list_select_related = ("user",)

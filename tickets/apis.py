@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_serializer,
+)
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import LimitOffsetPagination
@@ -14,25 +21,33 @@ from rest_framework.views import APIView
 
 from common.apis import CustomerThrottle, IsCustomer, IsStaff, TicketMessageThrottle
 from common.budget import model_budget_charge
+from common.business_hours import after_hours_notice, business_calendar
 from common.errors import InvalidState
 from common.fields import StrictBooleanField, StrictCharField
 from orders.selectors import customer_order_get
 from tickets.api_parts import ops_ticket_parts
 from tickets.models import Ticket, TicketMessage
-from tickets.policy import OVERRIDE_REASON_MAX
+from tickets.policy import OVERRIDE_REASON_MAX, SLA_STATE_LABELS
 from tickets.selectors import (
+    UNASSIGNED,
+    SlaView,
     customer_ticket_get,
     customer_ticket_list,
     customer_visible_messages,
+    operator_get,
+    sla_snapshot,
     ticket_get,
     ticket_list,
+    ticket_sla,
 )
 from tickets.services import (
     BODY_MAX,
     REPLY_PERMISSION,
     SUBJECT_MAX,
+    ticket_assign,
     ticket_create,
     ticket_message_add,
+    ticket_priority_change,
     ticket_reply_send,
     ticket_seen_by_customer,
 )
@@ -119,7 +134,18 @@ class TicketListCreateApi(APIView):
         tickets = customer_ticket_list(customer=request.customer)[:100]
         return Response(TicketOutputSerializer(tickets, many=True).data)
 
-    @extend_schema(request=InputSerializer, responses={201: TicketDetailApi.OutputSerializer}, summary="문의 접수")
+    @extend_schema_serializer(component_name="TicketCreated")
+    class CreatedSerializer(TicketDetailApi.OutputSerializer):
+        after_hours_notice = serializers.CharField(
+            allow_null=True,
+            read_only=True,
+            help_text="운영시간 밖에 접수되면 상담원이 언제부터 답변하는지 알리는 문장 (운영시간 중이면 null)",
+        )
+
+        class Meta(TicketDetailApi.OutputSerializer.Meta):
+            fields = (*TicketDetailApi.OutputSerializer.Meta.fields, "after_hours_notice")
+
+    @extend_schema(request=InputSerializer, responses={201: CreatedSerializer}, summary="문의 접수")
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -139,7 +165,9 @@ class TicketListCreateApi(APIView):
             order=order,
         )
         ticket.visible_messages = customer_visible_messages(ticket)
-        return Response(TicketDetailApi.OutputSerializer(ticket).data, status=201)
+        # Outside business hours the customer is told when a person will answer.
+        ticket.after_hours_notice = after_hours_notice(ticket.created_at, business_calendar())
+        return Response(self.CreatedSerializer(ticket).data, status=201)
 
 
 class TicketMessageCreateApi(APIView):
@@ -174,8 +202,10 @@ class TicketMessageCreateApi(APIView):
 # add what they show to these endpoints (tickets.api_parts) together with the permissions it needs.
 TICKET_READ = ("tickets.view_ticket",)
 CONVERSATION_READ = (*TICKET_READ, "tickets.view_ticketmessage")
-# An own reply: the operator reads the ticket and may answer customers.
+# An own reply: the operator reads the ticket and may answer customers. The same people take and release their
+# own tickets and set priorities (assigning someone else is checked by the service: tickets.assign_ticket).
 TICKET_REPLY = ("tickets.view_ticket", REPLY_PERMISSION)
+ME = "me"  # the assignee filter's and the assign call's word for the caller
 
 
 def _with_parts(permissions: tuple[str, ...]) -> tuple[str, ...]:
@@ -200,12 +230,37 @@ class OpsMessageSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
+_DATETIME = serializers.DateTimeField()
+
+
+def _moment(value: datetime | None) -> str | None:
+    """As every other time in the API: ISO 8601 in Asia/Seoul."""
+    return _DATETIME.to_representation(value) if value is not None else None
+
+
 class OpsTicketSerializer(serializers.ModelSerializer):
     ticket_id = serializers.CharField(source="number")
     customer_id = serializers.CharField()
     category_display = serializers.CharField(source="get_category_display")
     status_display = serializers.CharField(source="get_status_display")
     tags = serializers.SerializerMethodField()
+    priority_display = serializers.CharField(source="get_priority_display")
+    assignee = serializers.CharField(
+        source="assignee.get_username",
+        default=None,
+        allow_null=True,
+        help_text="담당 상담원의 로그인 이름 (없으면 null)",
+    )
+    first_response_due_at = serializers.SerializerMethodField(help_text="첫 답변 기한 (영업시간 기준)")
+    next_response_due_at = serializers.SerializerMethodField(
+        help_text="고객 추가 문의에 대한 다음 답변 기한 (기다리는 추가 문의가 없으면 null)"
+    )
+    resolution_due_at = serializers.SerializerMethodField(
+        help_text="해결 기한. 고객 답변을 기다리는 동안(답변완료)에는 시계가 멈추므로 null"
+    )
+    sla_state = serializers.SerializerMethodField(help_text="ok(기한 내) · at_risk(기한 임박) · breached(기한 초과)")
+    sla_state_display = serializers.SerializerMethodField()
+    sla_paused = serializers.SerializerMethodField(help_text="true: 고객 답변을 기다리는 중이라 SLA 시계가 멈춤")
 
     class Meta:
         model = Ticket
@@ -220,6 +275,15 @@ class OpsTicketSerializer(serializers.ModelSerializer):
             "source",
             "order_id",
             "tags",
+            "priority",
+            "priority_display",
+            "assignee",
+            "first_response_due_at",
+            "next_response_due_at",
+            "resolution_due_at",
+            "sla_state",
+            "sla_state_display",
+            "sla_paused",
             "created_at",
             "updated_at",
         )
@@ -227,6 +291,33 @@ class OpsTicketSerializer(serializers.ModelSerializer):
     def get_tags(self, ticket: Ticket) -> list[str]:
         tags = getattr(ticket, "tag_list", None)
         return [t.name for t in (tags if tags is not None else ticket.tags.all())]
+
+    def _sla(self, ticket: Ticket) -> SlaView:
+        """One clock reading for the whole response (the context is shared by every row of a page)."""
+        view = getattr(ticket, "_sla_view", None)
+        if view is None:
+            snapshot = self.context.setdefault("sla_snapshot", sla_snapshot()) if self.context is not None else None
+            view = ticket._sla_view = ticket_sla(ticket, snapshot or sla_snapshot())
+        return view
+
+    def get_first_response_due_at(self, ticket: Ticket) -> datetime | None:
+        return _moment(self._sla(ticket).first_response_due_at)
+
+    def get_next_response_due_at(self, ticket: Ticket) -> datetime | None:
+        return _moment(self._sla(ticket).next_response_due_at)
+
+    def get_resolution_due_at(self, ticket: Ticket) -> datetime | None:
+        return _moment(self._sla(ticket).resolution_due_at)
+
+    @extend_schema_field({"type": "string", "enum": list(SLA_STATE_LABELS)})
+    def get_sla_state(self, ticket: Ticket) -> str:
+        return self._sla(ticket).state
+
+    def get_sla_state_display(self, ticket: Ticket) -> str:
+        return self._sla(ticket).label
+
+    def get_sla_paused(self, ticket: Ticket) -> bool:
+        return self._sla(ticket).paused
 
 
 class _PartFields:
@@ -255,6 +346,21 @@ class OpsTicketListApi(APIView):
     class FilterSerializer(serializers.Serializer):
         status = serializers.ChoiceField(choices=Ticket.Status.choices, required=False)
         category = serializers.ChoiceField(choices=Ticket.Category.choices, required=False)
+        assignee = StrictCharField(
+            required=False,
+            max_length=150,
+            help_text="me(내 티켓) · none(미배정) · 상담원 로그인 이름. 없는 이름은 400",
+        )
+
+        def validate_assignee(self, value: str):
+            if value == ME:
+                return self.context["request"].user
+            if value == UNASSIGNED:
+                return UNASSIGNED
+            user = operator_get(username=value)
+            if user is None:
+                raise ValidationError("me, none 또는 상담원 로그인 이름이어야 합니다.")
+            return user
 
     @extend_schema_serializer(component_name="OpsTicketPage")
     class PageSerializer(serializers.Serializer):
@@ -274,7 +380,7 @@ class OpsTicketListApi(APIView):
         # limit/offset that is not a number in range is an error, not silently the default.
         params = request.query_params
         problems = {}
-        for name in ("status", "category", "limit", "offset"):
+        for name in ("status", "category", "assignee", "limit", "offset"):
             values = params.getlist(name)
             if len(values) > 1:
                 problems[name] = ["한 번만 보낼 수 있습니다."]
@@ -285,7 +391,7 @@ class OpsTicketListApi(APIView):
         if problems:
             raise ValidationError(problems)
         OpsPaginationParams(data=params).is_valid(raise_exception=True)
-        filters = self.FilterSerializer(data=params)
+        filters = self.FilterSerializer(data=params, context={"request": request})
         filters.is_valid(raise_exception=True)
         tickets = ticket_list(**filters.validated_data)
         for part in ops_ticket_parts():
@@ -384,3 +490,64 @@ class OpsTicketReplyApi(APIView):
         ticket = ticket_get(ticket_id=ticket_id)
         ticket.reply_message = message
         return Response(self.OutputSerializer(ticket).data, status=201)
+
+
+class OpsTicketAssignApi(APIView):
+    """Take, release or assign a ticket. Anyone who may answer tickets takes an unassigned one or releases their
+    own; giving it to someone else (or taking someone else's) needs tickets.assign_ticket (403 otherwise)."""
+
+    permission_classes = [IsStaff]
+    required_permissions = TICKET_REPLY
+
+    @extend_schema_serializer(component_name="OpsTicketAssignInput")
+    class InputSerializer(serializers.Serializer):
+        assignee = StrictCharField(
+            allow_null=True, max_length=150, help_text="상담원 로그인 이름, me(나), 또는 null(담당 해제)"
+        )
+
+        def validate_assignee(self, value: str | None):
+            if value is None:
+                return None
+            if value == ME:
+                return self.context["request"].user
+            user = operator_get(username=value)
+            if user is None:
+                raise ValidationError("상담원을 찾을 수 없습니다.")
+            return user
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: OpsTicketSerializer},
+        operation_id="ops_ticket_assign",
+        summary="[운영] 담당자 지정·해제 (내가 맡기: assignee=me)",
+    )
+    def post(self, request, ticket_id: str):
+        data = self.InputSerializer(data=request.data, context={"request": request})
+        data.is_valid(raise_exception=True)
+        ticket = ticket_get(ticket_id=ticket_id)
+        ticket_assign(ticket_id=ticket.pk, assignee=data.validated_data["assignee"], actor=request.user)
+        return Response(OpsTicketSerializer(ticket_get(ticket_id=ticket_id)).data)
+
+
+class OpsTicketPriorityApi(APIView):
+    """An operator sets the priority (긴급·높음·보통·낮음); the due times are counted again for it."""
+
+    permission_classes = [IsStaff]
+    required_permissions = TICKET_REPLY
+
+    @extend_schema_serializer(component_name="OpsTicketPriorityInput")
+    class InputSerializer(serializers.Serializer):
+        priority = serializers.ChoiceField(choices=Ticket.Priority.choices, help_text="URGENT · HIGH · NORMAL · LOW")
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: OpsTicketSerializer},
+        operation_id="ops_ticket_priority",
+        summary="[운영] 우선순위 변경",
+    )
+    def post(self, request, ticket_id: str):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        ticket = ticket_get(ticket_id=ticket_id)
+        ticket_priority_change(ticket_id=ticket.pk, priority=data.validated_data["priority"], actor=request.user)
+        return Response(OpsTicketSerializer(ticket_get(ticket_id=ticket_id)).data)

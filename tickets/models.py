@@ -3,6 +3,7 @@ from django.db import models
 from django.db.models import Q
 
 from common.audit import AuditEvent
+from common.clock import now
 from common.numbering import format_number
 
 
@@ -45,6 +46,12 @@ class Ticket(models.Model):
         API = "API", "고객 문의"
         STAFF = "STAFF", "상담원 대리 접수"
 
+    class Priority(models.TextChoices):
+        URGENT = "URGENT", "긴급"
+        HIGH = "HIGH", "높음"
+        NORMAL = "NORMAL", "보통"
+        LOW = "LOW", "낮음"
+
     customer = models.ForeignKey(
         "orders.Customer", on_delete=models.PROTECT, related_name="tickets", verbose_name="고객"
     )
@@ -66,17 +73,50 @@ class Ticket(models.Model):
     chat_conversation_id = models.UUIDField("채팅 대화", null=True, blank=True, editable=False)
     # When the customer last opened the thread: operator replies after it are unread (the chat page's badge).
     customer_seen_at = models.DateTimeField("고객 확인일시", null=True, blank=True, editable=False)
-    created_at = models.DateTimeField("접수일시", auto_now_add=True)
+    # Who handles it now (a staff user); changed only by tickets.services.ticket_assign (an ASSIGNED event each).
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="assigned_tickets",
+        verbose_name="담당자",
+    )
+    priority = models.CharField("우선순위", max_length=8, choices=Priority.choices, default=Priority.NORMAL)
+    # The SLA clocks (tickets.policy), in business hours: set by the services on each change, never by hand.
+    first_response_due_at = models.DateTimeField("첫 답변 기한", null=True, blank=True, editable=False)
+    first_responded_at = models.DateTimeField("첫 답변일시", null=True, blank=True, editable=False)
+    next_response_due_at = models.DateTimeField("다음 답변 기한", null=True, blank=True, editable=False)
+    resolution_due_at = models.DateTimeField("해결 기한", null=True, blank=True, editable=False)
+    # Business seconds the ticket has waited on the customer (답변완료): the resolution clock stops meanwhile.
+    sla_paused_s = models.PositiveIntegerField("고객 대기로 멈춘 시간(초)", default=0, editable=False)
+    # When it last became 답변완료 (waiting on the customer): the pause's start and the auto-close clock.
+    answered_at = models.DateTimeField("답변완료 일시", null=True, blank=True, editable=False)
+    closed_at = models.DateTimeField("종료일시", null=True, blank=True, editable=False)
+    # The nearest due time of a running clock (none while waiting on the customer or closed): the list's order.
+    sla_due_at = models.DateTimeField("가장 가까운 기한", null=True, blank=True, editable=False)
+    # The desk's clock (common.clock.now: CS_NOW pins it in tests and demos), so SLA arithmetic and timestamps agree.
+    created_at = models.DateTimeField("접수일시", default=now, editable=False)
     updated_at = models.DateTimeField("수정일시", auto_now=True)
 
     class Meta:
         verbose_name = "문의 티켓"
         verbose_name_plural = "문의 티켓"
         ordering = ["-created_at", "-id"]
-        permissions = [("reply_ticket", "고객 문의에 직접 답변할 수 있음")]
-        indexes = [models.Index(fields=["customer", "-created_at"], name="ticket_customer_recent")]
+        permissions = [
+            ("reply_ticket", "고객 문의에 직접 답변할 수 있음"),
+            ("assign_ticket", "문의를 다른 상담원에게 배정할 수 있음"),
+        ]
+        indexes = [
+            models.Index(fields=["customer", "-created_at"], name="ticket_customer_recent"),
+            models.Index(fields=["sla_due_at", "id"], name="ticket_sla_due"),
+            models.Index(fields=["assignee", "status"], name="ticket_assignee_status"),
+        ]
         constraints = [
             models.CheckConstraint(condition=Q(status__in=["OPEN", "ANSWERED", "CLOSED"]), name="ticket_status_valid"),
+            models.CheckConstraint(
+                condition=Q(priority__in=["URGENT", "HIGH", "NORMAL", "LOW"]), name="ticket_priority_valid"
+            ),
             models.UniqueConstraint(
                 fields=["chat_conversation_id"],
                 condition=Q(chat_conversation_id__isnull=False) & ~Q(status="CLOSED"),
@@ -104,7 +144,7 @@ class TicketMessage(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, verbose_name="작성자"
     )
     body = models.TextField("내용")
-    created_at = models.DateTimeField("작성일시", auto_now_add=True)
+    created_at = models.DateTimeField("작성일시", default=now, editable=False)
 
     class Meta:
         verbose_name = "티켓 메시지"
@@ -128,6 +168,9 @@ class TicketEvent(AuditEvent):
         REOPENED = "REOPENED", "재접수(고객 추가 문의)"
         TAGS_CHANGED = "TAGS_CHANGED", "태그 변경"
         EDITED = "EDITED", "정보 수정"
+        ASSIGNED = "ASSIGNED", "담당자 변경"
+        PRIORITY_CHANGED = "PRIORITY_CHANGED", "우선순위 변경"
+        AUTO_CLOSED = "AUTO_CLOSED", "자동 종료"
 
     ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="events", verbose_name="티켓")
     type = models.CharField("구분", max_length=16, choices=Type.choices)
@@ -139,3 +182,27 @@ class TicketEvent(AuditEvent):
 
     def __str__(self) -> str:
         return f"{self.ticket_id} {self.get_type_display()}"
+
+
+class OperatorStatus(models.Model):
+    """A staff user's place on the desk: whether they take new tickets now (the toggle in the admin header) and
+    when round-robin auto-assignment (CS_AUTO_ASSIGN) last gave them one. Changed only by tickets.services."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="operator_status",
+        verbose_name="상담원",
+    )
+    available = models.BooleanField("상담 가능", default=False)
+    last_assigned_at = models.DateTimeField("마지막 자동 배정", null=True, blank=True)
+    updated_at = models.DateTimeField("변경일시", auto_now=True)
+
+    class Meta:
+        verbose_name = "상담원 상태"
+        verbose_name_plural = "상담원 상태"
+        indexes = [models.Index(fields=["available", "last_assigned_at"], name="operator_round_robin")]
+
+    def __str__(self) -> str:
+        return f"{self.user} ({'상담 가능' if self.available else '자리 비움'})"

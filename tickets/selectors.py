@@ -1,10 +1,19 @@
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, F, OuterRef, Prefetch, Q, QuerySet, Subquery
 
+from common import clock
+from common.business_hours import BusinessCalendar, business_calendar
 from common.errors import NotFound
 from common.numbering import parse_number
 from orders.models import Customer
+from tickets import policy
 from tickets.models import Ticket, TicketMessage
 
 
@@ -50,18 +59,99 @@ def customer_visible_messages(ticket: Ticket) -> QuerySet[TicketMessage]:
 
 def ticket_get(*, ticket_id: str) -> Ticket:
     pk = parse_number("T", ticket_id)
-    ticket = Ticket.objects.select_related("customer", "order").filter(pk=pk).first() if pk else None
+    ticket = Ticket.objects.select_related("customer", "order", "assignee").filter(pk=pk).first() if pk else None
     if ticket is None:
         raise NotFound("티켓을 찾을 수 없습니다.")
     return ticket
 
 
-def ticket_list(*, status: str | None = None, category: str | None = None) -> QuerySet[Ticket]:
+UNASSIGNED = "none"  # the assignee filter's word for "nobody"
+
+
+def ticket_list(
+    *, status: str | None = None, category: str | None = None, assignee: AbstractBaseUser | str | None = None
+) -> QuerySet[Ticket]:
+    """Tickets for operators, newest first. `assignee`: a user (their tickets), UNASSIGNED, or None (all)."""
     tickets = (
-        Ticket.objects.select_related("customer").prefetch_related(Prefetch("tags", to_attr="tag_list")).order_by("-id")
+        Ticket.objects.select_related("customer", "assignee")
+        .prefetch_related(Prefetch("tags", to_attr="tag_list"))
+        .order_by("-id")
     )
     if status:
         tickets = tickets.filter(status=status)
     if category:
         tickets = tickets.filter(category=category)
+    if assignee == UNASSIGNED:
+        tickets = tickets.filter(assignee__isnull=True)
+    elif assignee is not None:
+        tickets = tickets.filter(assignee=assignee)
     return tickets
+
+
+def operator_get(*, username: str) -> AbstractBaseUser | None:
+    """An active staff user by login name (an assignee, a filter value); None when there is none."""
+    return get_user_model().objects.filter(username=username, is_active=True, is_staff=True).first()
+
+
+# --- SLA as people read it --------------------------------------------------------------------------------------
+def sla_clocks(ticket: Ticket) -> policy.Clocks:
+    return policy.Clocks(
+        status=ticket.status,
+        created_at=ticket.created_at,
+        first_response_due_at=ticket.first_response_due_at,
+        first_responded_at=ticket.first_responded_at,
+        next_response_due_at=ticket.next_response_due_at,
+        resolution_due_at=ticket.resolution_due_at,
+        answered_at=ticket.answered_at,
+        closed_at=ticket.closed_at,
+    )
+
+
+@dataclass(frozen=True)
+class SlaSnapshot:
+    """What every ticket's SLA state on one page is computed against: one clock reading, one calendar."""
+
+    now: datetime
+    calendar: BusinessCalendar
+    targets: dict
+    at_risk_share: float
+
+
+def sla_snapshot() -> SlaSnapshot:
+    return SlaSnapshot(
+        now=clock.now(),
+        calendar=business_calendar(),
+        targets=settings.CS_SLA_TARGETS,
+        at_risk_share=float(settings.CS_SLA_AT_RISK_SHARE),
+    )
+
+
+@dataclass(frozen=True)
+class SlaView:
+    state: str  # ok / at_risk / breached
+    paused: bool  # waiting on the customer: no clock runs
+    first_response_due_at: datetime | None
+    next_response_due_at: datetime | None
+    resolution_due_at: datetime | None  # None while paused (it moves by the time the customer takes)
+
+    @property
+    def label(self) -> str:
+        return policy.SLA_STATE_LABELS[self.state]
+
+
+def ticket_sla(ticket: Ticket, snapshot: SlaSnapshot) -> SlaView:
+    clocks = sla_clocks(ticket)
+    paused = ticket.status == Ticket.Status.ANSWERED
+    return SlaView(
+        state=policy.sla_state(
+            clocks,
+            now=snapshot.now,
+            targets=policy.sla_targets(ticket.priority, snapshot.targets),
+            calendar=snapshot.calendar,
+            share=snapshot.at_risk_share,
+        ),
+        paused=paused,
+        first_response_due_at=ticket.first_response_due_at,
+        next_response_due_at=ticket.next_response_due_at,
+        resolution_due_at=None if paused else ticket.resolution_due_at,
+    )

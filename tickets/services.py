@@ -3,22 +3,26 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Iterable
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.db.models import F
 
-from common import events
+from common import clock, events
 from common.actors import Actor
 from common.audit import actor_fields
+from common.business_hours import business_add, business_calendar, business_seconds_between
 from common.choices import choice_parse
 from common.errors import InvalidState, NotFound, PermissionDenied
 from common.outbox import outbox_enqueue
 from common.redaction import redact
 from orders.models import Customer, Order
-from tickets import hooks
-from tickets.models import Tag, Ticket, TicketEvent, TicketMessage
+from tickets import hooks, policy
+from tickets.models import OperatorStatus, Tag, Ticket, TicketEvent, TicketMessage
 from tickets.policy import OVERRIDE_REASON_MAX, normalise_reply
+from tickets.selectors import sla_clocks
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +33,25 @@ BODY_MAX = 4000  # the one body limit: ticket messages, chat messages and draft 
 HANDOFF_TRANSCRIPT_TITLE = "[채팅 대화 기록]"
 # The outbox topic a committed customer message writes: "draft this input". The drafts app handles it.
 DRAFT_REQUESTED = "draft.requested"
-# Who may answer customers in their own words (the admin reply box, POST /api/ops/tickets/<id>/reply/).
+# Who may answer customers in their own words (the admin reply box, POST /api/ops/tickets/<id>/reply/); the
+# same permission lets an operator take or release their own tickets and change a ticket's priority.
 REPLY_PERMISSION = "tickets.reply_ticket"
+# Assigning a ticket to someone else, or taking or releasing a ticket someone else holds.
+ASSIGN_PERMISSION = "tickets.assign_ticket"
+AUTO_ASSIGN_ROUND_ROBIN = "round_robin"
+AUTO_ASSIGN_ACTOR = Actor.system("자동 배정(순번제)")
+AUTO_CLOSE_ACTOR = Actor.system("자동 종료(고객 응답 없음)")
+# The fields the SLA clocks move (tickets.policy); every service that changes one saves them all.
+SLA_FIELDS = [
+    "first_response_due_at",
+    "first_responded_at",
+    "next_response_due_at",
+    "resolution_due_at",
+    "sla_paused_s",
+    "answered_at",
+    "closed_at",
+    "sla_due_at",
+]
 
 
 def parse_category(value: object) -> str:
@@ -50,6 +71,37 @@ def _event(ticket: Ticket, type: str, *, actor: Actor, **payload: object) -> Tic
     return TicketEvent.objects.create(ticket=ticket, type=type, payload=payload, **actor_fields(actor))
 
 
+def _targets(priority: str) -> policy.Targets:
+    return policy.sla_targets(priority, settings.CS_SLA_TARGETS)
+
+
+def _dues_set(ticket: Ticket) -> None:
+    """First-response and resolution due times from the ticket's creation, priority and paused time."""
+    ticket.first_response_due_at, ticket.resolution_due_at = policy.due_times(
+        created_at=ticket.created_at,
+        priority=ticket.priority,
+        paused_s=ticket.sla_paused_s,
+        targets=_targets(ticket.priority),
+        calendar=business_calendar(),
+    )
+
+
+def _clocks_move(ticket: Ticket, status: str, *, at) -> None:
+    """The SLA fields of a (locked) ticket entering `status` (possibly the one it has) at `at`. The business time
+    since it last started waiting (답변완료: on the customer; 종료) is added to the pause, so the resolution
+    clock counts only the time the desk owed an answer; entering 답변완료 or 종료 starts a new wait."""
+    waited_since = {Ticket.Status.ANSWERED: ticket.answered_at, Ticket.Status.CLOSED: ticket.closed_at}.get(
+        ticket.status
+    )
+    if waited_since is not None:
+        ticket.sla_paused_s += max(0, round(business_seconds_between(waited_since, at, business_calendar())))
+        _dues_set(ticket)
+    ticket.answered_at = at if status == Ticket.Status.ANSWERED else None
+    ticket.closed_at = at if status == Ticket.Status.CLOSED else None
+    ticket.status = status
+    ticket.sla_due_at = policy.nearest_due(sla_clocks(ticket))
+
+
 def _customer_actor(ticket_customer_id: str, author: AbstractBaseUser | None, source: str) -> Actor:
     """Who wrote a customer-side message: the customer (directly or through the chat agent), or staff
     filing it for them (`Source.STAFF`)."""
@@ -62,16 +114,21 @@ def _customer_actor(ticket_customer_id: str, author: AbstractBaseUser | None, so
 def ticket_message_add(*, ticket: Ticket, body: str, author: AbstractBaseUser | None) -> TicketMessage:
     """A customer follow-up on their ticket: stored, the ticket reopened, a new draft requested."""
     text = body.strip()[:BODY_MAX]
+    now = clock.now()
     with transaction.atomic():
         locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
         actor = _customer_actor(locked.customer_id, author, "")
         message = TicketMessage.objects.create(
-            ticket=locked, author_type=TicketMessage.Author.CUSTOMER, author=author, body=text
+            ticket=locked, author_type=TicketMessage.Author.CUSTOMER, author=author, body=text, created_at=now
         )
         before = locked.status
-        if locked.status != Ticket.Status.OPEN:
-            locked.status = Ticket.Status.OPEN
-        locked.save(update_fields=["status", "updated_at"])
+        if locked.first_responded_at is not None and locked.next_response_due_at is None:
+            # The next-response clock starts with the first follow-up the desk has not answered yet.
+            locked.next_response_due_at = business_add(
+                now, _targets(locked.priority).next_response, business_calendar()
+            )
+        _clocks_move(locked, Ticket.Status.OPEN, at=now)
+        locked.save(update_fields=["status", *SLA_FIELDS, "updated_at"])
         _event(locked, TicketEvent.Type.MESSAGE_ADDED, actor=actor, message_id=message.pk, author_type="CUSTOMER")
         if before != locked.status:
             _event(locked, TicketEvent.Type.REOPENED, actor=actor, before=before, after=locked.status)
@@ -90,23 +147,38 @@ def ticket_create(
     author: AbstractBaseUser | None,
     order: Order | None = None,
     chat_conversation_id: uuid.UUID | None = None,
+    after_refused_money_request: bool = False,
 ) -> Ticket:
-    """Open a ticket whose first message is the customer's words."""
+    """Open a ticket whose first message is the customer's words. Its priority comes from the rules
+    (tickets.policy.initial_priority: `after_refused_money_request` is a chat handoff after the agent refused a
+    refund or cancellation), its SLA clocks start now, and with CS_AUTO_ASSIGN=round_robin it goes to the next
+    available operator."""
     subject_text = " ".join(subject.split())[:SUBJECT_MAX] or "문의"
+    now = clock.now()
+    category_code = parse_category(category)
+    priority, rule = policy.initial_priority(
+        category=category_code, after_refused_money_request=after_refused_money_request
+    )
     with transaction.atomic():
-        ticket = Ticket.objects.create(
+        ticket = Ticket(
             customer=customer,
-            category=parse_category(category),
+            category=category_code,
             subject=subject_text,
             source=source,
             order=order,
             chat_conversation_id=chat_conversation_id,
+            priority=priority,
+            created_at=now,
         )
+        _dues_set(ticket)
+        ticket.sla_due_at = policy.nearest_due(sla_clocks(ticket))
+        ticket.save(force_insert=True)
         message = TicketMessage.objects.create(
             ticket=ticket,
             author_type=TicketMessage.Author.CUSTOMER,
             author=author,
             body=body[:BODY_MAX] or subject_text,
+            created_at=now,
         )
         _event(
             ticket,
@@ -117,7 +189,10 @@ def ticket_create(
             status=ticket.status,
             order_id=order.pk if order is not None else None,
             message_id=message.pk,
+            # A priority a rule raised is recorded with the rule; the default (보통) is not.
+            **({"priority": priority, "rule": rule} if rule else {}),
         )
+        _auto_assign(ticket, at=now)
         _draft_request(ticket, message)
         events.shop_event_emit(
             type=events.TICKET_CREATED,
@@ -149,6 +224,7 @@ def ticket_handoff_get_or_create(
     source: str,
     author: AbstractBaseUser | None,
     transcript: str = "",
+    after_refused_money_request: bool = False,
 ) -> tuple[Ticket, bool]:
     """The conversation's one open handoff ticket: the existing one (created=False) or a new one.
     The database constraint `ticket_one_open_handoff_per_conversation` settles concurrent requests.
@@ -168,6 +244,7 @@ def ticket_handoff_get_or_create(
                 source=source,
                 author=author,
                 chat_conversation_id=chat_conversation_id,
+                after_refused_money_request=after_refused_money_request,
             )
             if transcript.strip():
                 ticket_note_add(
@@ -185,14 +262,22 @@ def ticket_handoff_get_or_create(
 
 
 # --- an operator's side -------------------------------------------------------------------------
-def _status_set(ticket: Ticket, status: str, *, actor: Actor) -> bool:
-    """Set the (locked) ticket's status and record it; False when it already was."""
+def _status_set(
+    ticket: Ticket,
+    status: str,
+    *,
+    actor: Actor,
+    type: str = TicketEvent.Type.STATUS_CHANGED,
+    at: datetime | None = None,
+    **payload: object,
+) -> bool:
+    """Set the (locked) ticket's status, move its SLA clocks and record it; False when it already was."""
     if ticket.status == status:
         return False
     before = ticket.status
-    ticket.status = status
-    ticket.save(update_fields=["status", "updated_at"])
-    _event(ticket, TicketEvent.Type.STATUS_CHANGED, actor=actor, before=before, after=status)
+    _clocks_move(ticket, status, at=at or clock.now())
+    ticket.save(update_fields=["status", *SLA_FIELDS, "updated_at"])
+    _event(ticket, type, actor=actor, before=before, after=status, **payload)
     return True
 
 
@@ -206,13 +291,24 @@ def ticket_reply_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser, clos
     if len(text) > BODY_MAX:
         raise InvalidState(f"답변은 {BODY_MAX:,}자를 넘을 수 없습니다.", code="reply_too_long")
     who = Actor.operator(actor)
+    now = clock.now()
     with transaction.atomic():
-        locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
+        locked = Ticket.objects.select_for_update().select_related("assignee").get(pk=ticket.pk)
         message = TicketMessage.objects.create(
-            ticket=locked, author_type=TicketMessage.Author.OPERATOR, author=actor, body=text
+            ticket=locked, author_type=TicketMessage.Author.OPERATOR, author=actor, body=text, created_at=now
         )
-        _event(locked, TicketEvent.Type.REPLIED, actor=who, message_id=message.pk, close=close)
-        _status_set(locked, Ticket.Status.CLOSED if close else Ticket.Status.ANSWERED, actor=who)
+        if locked.first_responded_at is None:
+            locked.first_responded_at = now
+        locked.next_response_due_at = None
+        # Anyone who may answer does; whether the assignee did is recorded.
+        assignee = {}
+        if locked.assignee_id is not None:
+            assignee = {"assignee": locked.assignee.get_username(), "by_assignee": locked.assignee_id == actor.pk}
+        _event(locked, TicketEvent.Type.REPLIED, actor=who, message_id=message.pk, close=close, **assignee)
+        target = Ticket.Status.CLOSED if close else Ticket.Status.ANSWERED
+        if not _status_set(locked, target, actor=who, at=now):
+            _clocks_move(locked, target, at=now)  # a second answer: the wait on the customer starts again
+            locked.save(update_fields=[*SLA_FIELDS, "updated_at"])
     ticket.status = locked.status
     log.info(
         "ticket.replied ticket_id=%s message_id=%s status=%s actor_id=%s",
@@ -227,13 +323,17 @@ def ticket_reply_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser, clos
 def ticket_seen_by_customer(*, ticket: Ticket, actor: AbstractBaseUser | None) -> None:
     """The customer opened the thread: the operator replies so far are read. A read receipt, not a change of
     the ticket's state, so one UPDATE and no event row."""
-    Ticket.objects.filter(pk=ticket.pk).update(customer_seen_at=timezone.now())
+    Ticket.objects.filter(pk=ticket.pk).update(customer_seen_at=clock.now())
 
 
 def ticket_note_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser | None) -> TicketMessage:
     """A system note on the ticket: operators read it, customers never do (customer_visible_messages)."""
     return TicketMessage.objects.create(
-        ticket=ticket, author_type=TicketMessage.Author.SYSTEM, author=actor, body=body[:BODY_MAX]
+        ticket=ticket,
+        author_type=TicketMessage.Author.SYSTEM,
+        author=actor,
+        body=body[:BODY_MAX],
+        created_at=clock.now(),
     )
 
 
@@ -384,3 +484,142 @@ def ticket_reply_send(
         )
     log.info("ticket.reply_sent ticket_id=%s close=%s actor_id=%s", ticket.number, close, actor.pk)
     return message
+
+
+# --- working as a team: assignment, availability, priority, auto-close ---------------------------------------
+def _name(user: AbstractBaseUser | None) -> str | None:
+    return user.get_username() if user is not None else None
+
+
+def _handles_tickets(user: AbstractBaseUser | None) -> bool:
+    return user is not None and user.is_active and user.is_staff and user.has_perm(REPLY_PERMISSION)
+
+
+def ticket_assign(*, ticket_id: int, assignee: AbstractBaseUser | None, actor: AbstractBaseUser) -> Ticket:
+    """Give the ticket to `assignee` (None: nobody). Whoever may answer tickets takes an unassigned ticket or
+    releases their own; giving it to someone else, or taking or releasing someone else's, needs
+    tickets.assign_ticket. The assignee must be someone who may answer tickets. An ASSIGNED event records who
+    and to whom; assigning the current assignee again changes nothing and records nothing."""
+    if not _handles_tickets(actor):
+        raise PermissionDenied("문의를 맡거나 놓을 권한이 없습니다.")
+    if assignee is not None and not _handles_tickets(assignee):
+        raise InvalidState(
+            f"{assignee.get_username()}님은 문의에 답변할 수 있는 상담원이 아니라 배정할 수 없습니다.",
+            code="assignee_invalid",
+        )
+    with transaction.atomic():
+        ticket = Ticket.objects.select_for_update().select_related("assignee").get(pk=ticket_id)
+        before = ticket.assignee
+        if (before.pk if before else None) == (assignee.pk if assignee else None):
+            return ticket
+        own = (assignee is None or assignee.pk == actor.pk) and (before is None or before.pk == actor.pk)
+        if not own and not actor.has_perm(ASSIGN_PERMISSION):
+            raise PermissionDenied("다른 상담원에게 배정하거나 다른 상담원의 문의를 가져오려면 배정 권한이 필요합니다.")
+        ticket.assignee = assignee
+        ticket.save(update_fields=["assignee", "updated_at"])
+        _event(
+            ticket, TicketEvent.Type.ASSIGNED, actor=Actor.operator(actor), before=_name(before), after=_name(assignee)
+        )
+    log.info(
+        "ticket.assigned ticket_id=%s assignee_id=%s actor_id=%s",
+        ticket.number,
+        assignee.pk if assignee else None,
+        actor.pk,
+    )
+    return ticket
+
+
+def _auto_assign(ticket: Ticket, *, at) -> None:
+    """CS_AUTO_ASSIGN=round_robin: the new ticket goes to the available operator who got one least recently.
+    The operators' rows are locked, so two tickets created at once go to two operators."""
+    if settings.CS_AUTO_ASSIGN != AUTO_ASSIGN_ROUND_ROBIN:
+        return
+    candidates = (
+        OperatorStatus.objects.select_for_update(of=("self",))
+        .select_related("user")
+        .filter(available=True, user__is_active=True, user__is_staff=True)
+        .order_by(F("last_assigned_at").asc(nulls_first=True), "user_id")
+    )
+    chosen = next((row for row in candidates if _handles_tickets(row.user)), None)
+    if chosen is None:
+        return
+    chosen.last_assigned_at = at
+    chosen.save(update_fields=["last_assigned_at", "updated_at"])
+    ticket.assignee = chosen.user
+    ticket.save(update_fields=["assignee", "updated_at"])
+    _event(
+        ticket,
+        TicketEvent.Type.ASSIGNED,
+        actor=AUTO_ASSIGN_ACTOR,
+        before=None,
+        after=chosen.user.get_username(),
+        rule=AUTO_ASSIGN_ROUND_ROBIN,
+    )
+
+
+def operator_availability_set(*, available: bool, actor: AbstractBaseUser) -> OperatorStatus:
+    """The operator's own toggle (admin header): available operators get new tickets by round robin."""
+    if not _handles_tickets(actor):
+        raise PermissionDenied("문의를 맡을 수 있는 상담원만 상담 가능 상태를 바꿀 수 있습니다.")
+    with transaction.atomic():
+        status, _ = OperatorStatus.objects.select_for_update().get_or_create(user=actor)
+        if status.available != available:
+            status.available = available
+            status.save(update_fields=["available", "updated_at"])
+            log.info("operator.availability actor_id=%s available=%s", actor.pk, available)
+    return status
+
+
+def ticket_priority_change(*, ticket_id: int, priority: str, actor: AbstractBaseUser) -> bool:
+    """An operator sets the priority; the due times are counted again for it (from the ticket's creation and
+    the latest customer follow-up). A PRIORITY_CHANGED event records it. False when it already was."""
+    if not _handles_tickets(actor):
+        raise PermissionDenied("우선순위를 바꿀 권한이 없습니다.")
+    if priority not in Ticket.Priority.values:
+        raise InvalidState(f"알 수 없는 우선순위입니다: {priority}", code="invalid_priority")
+    with transaction.atomic():
+        ticket = Ticket.objects.select_for_update().get(pk=ticket_id)
+        if ticket.priority == priority:
+            return False
+        before = ticket.priority
+        ticket.priority = priority
+        _dues_set(ticket)
+        if ticket.next_response_due_at is not None:
+            asked = (
+                ticket.messages.filter(author_type=TicketMessage.Author.CUSTOMER)
+                .order_by("-id")
+                .values_list("created_at", flat=True)
+                .first()
+            )
+            ticket.next_response_due_at = business_add(
+                asked or clock.now(), _targets(priority).next_response, business_calendar()
+            )
+        ticket.sla_due_at = policy.nearest_due(sla_clocks(ticket))
+        ticket.save(update_fields=["priority", *SLA_FIELDS, "updated_at"])
+        _event(ticket, TicketEvent.Type.PRIORITY_CHANGED, actor=Actor.operator(actor), before=before, after=priority)
+    log.info("ticket.priority_changed ticket_id=%s priority=%s actor_id=%s", ticket.number, priority, actor.pk)
+    return True
+
+
+def tickets_auto_close() -> int:
+    """The sweep's part: answered tickets (waiting on the customer) with no customer reply for
+    CS_AUTO_CLOSE_DAYS days close by themselves, one short transaction each, re-checked under the row lock
+    (a follow-up that arrived meanwhile reopened it). An AUTO_CLOSED event by the system records each."""
+    now = clock.now()
+    days = float(settings.CS_AUTO_CLOSE_DAYS)
+    cutoff = now - timedelta(days=days)
+    closed = 0
+    for pk in Ticket.objects.filter(status=Ticket.Status.ANSWERED, answered_at__lte=cutoff).values_list(
+        "pk", flat=True
+    ):
+        with transaction.atomic():
+            ticket = Ticket.objects.select_for_update().get(pk=pk)
+            if not policy.auto_close_due(
+                status=ticket.status, answered_at=ticket.answered_at, now=now, after_days=days
+            ):
+                continue
+            closed += _status_set(
+                ticket, Ticket.Status.CLOSED, actor=AUTO_CLOSE_ACTOR, type=TicketEvent.Type.AUTO_CLOSED, days=days
+            )
+        log.info("ticket.auto_closed ticket_id=%s days=%s", ticket.number, days)
+    return closed

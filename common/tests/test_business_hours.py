@@ -103,7 +103,7 @@ def test_a_calendar_without_open_hours_is_refused():
         BusinessCalendar(days=frozenset({0}), opens=time(18), closes=time(9), holidays=frozenset())
 
 
-def test_the_settings_calendar_holds_the_korean_holidays(settings):
+def test_the_settings_calendar_holds_the_korean_holidays(shop_hours):
     calendar = business_calendar()
     assert calendar.is_open_day(date(2026, 8, 14)) and not calendar.is_open_day(date(2026, 8, 17))
     assert hours_phrase(calendar) == "평일 09:00–18:00"

@@ -14,6 +14,8 @@ def test_public_schema_has_no_staff_endpoint_and_staff_schema_has_them_all():
         "/api/ops/drafts/{draft_id}/reject/",
         "/api/ops/tickets/",
         "/api/ops/tickets/{ticket_id}/",
+        "/api/ops/tickets/{ticket_id}/assign/",
+        "/api/ops/tickets/{ticket_id}/priority/",
         "/api/ops/tickets/{ticket_id}/reply/",
     ]
     assert set(public) <= set(staff)

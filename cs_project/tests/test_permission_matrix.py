@@ -2,11 +2,13 @@
 customer data, with the expected status of each cell written out below.
 
 Roles: anonymous; a customer (c003, token); staff with no permissions; view-only staff (every `view_*` of the
-desk's apps, nothing else); the demo `operator` (views + `drafts.review` + `actions.decide` + a few changes);
-the demo `admin` superuser.
+desk's apps, nothing else); the demo `operator` (views + `drafts.review` + `actions.decide` + `tickets.reply_ticket`
++ a few changes); the demo `supervisor` (the operator's, and `tickets.assign_ticket`); the demo `admin` superuser.
 
 Writes are sent with an invalid body: a role that passes the permission gate gets 400 from validation, so the
-matrix changes nothing (asserted at the end) while still proving who may write.
+matrix changes nothing (asserted at the end) while still proving who may write. Assignment is the exception: who
+may assign depends on whom to (one's own tickets, or someone else), so those rows send real requests on tickets
+of their own and the end states are asserted.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from tickets.models import Ticket
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-ROLES = ("anonymous", "customer", "staff", "viewer", "operator", "superuser")
+ROLES = ("anonymous", "customer", "staff", "viewer", "operator", "supervisor", "superuser")
 
 
 @pytest.fixture
@@ -79,12 +81,29 @@ def world(shop_knowledge, offline_model):
         "staff": User.objects.create_user("staff-bare", password="x", is_staff=True),
         "viewer": User.objects.create_user("staff-viewer", password="x", is_staff=True),
         "operator": User.objects.get(username="operator"),
+        "supervisor": User.objects.get(username="supervisor"),
         "superuser": User.objects.get(username="admin"),
     }
     users["viewer"].user_permissions.add(
         *Permission.objects.filter(content_type__app_label__in=OPERATOR_APPS, codename__startswith="view_")
     )
-    return {"ticket": ticket, "draft": draft, "record": record, "dead": dead, "users": users}
+    # One ticket per assignment row (a row's requests change it): to take, to give to someone else, to release.
+    from tickets.services import ticket_assign
+
+    assignable = {}
+    for name in ("take", "give", "release"):
+        assignable[name] = ticket_create(
+            customer=c005, category="배송", subject=name, body="언제 와요?", source="API", author=c005.user
+        )
+    ticket_assign(ticket_id=assignable["release"].pk, assignee=users["operator"], actor=users["operator"])
+    return {
+        "ticket": ticket,
+        "draft": draft,
+        "record": record,
+        "dead": dead,
+        "users": users,
+        "assignable": assignable,
+    }
 
 
 def _api(role: str, users: dict) -> APIClient:
@@ -101,6 +120,7 @@ def _table(rows: dict, probe) -> dict:
 
 def test_ops_api_matrix(world):
     t, d, r = world["ticket"].number, world["draft"].pk, world["record"].number
+    take, give, release = (world["assignable"][name].number for name in ("take", "give", "release"))
     bad = {"tags": "not-a-list"}
     endpoints = {
         "GET tickets": ("get", "/api/ops/tickets/", None),
@@ -108,19 +128,31 @@ def test_ops_api_matrix(world):
         "POST apply": ("post", f"/api/ops/drafts/{d}/apply/", bad),
         "POST reject": ("post", f"/api/ops/drafts/{d}/reject/", bad),
         "POST decide": ("post", f"/api/ops/actions/{r}/decide/", {}),
+        "POST priority": ("post", f"/api/ops/tickets/{t}/priority/", {"priority": "ASAP"}),
+        "POST take (me)": ("post", f"/api/ops/tickets/{take}/assign/", {"assignee": "me"}),
+        "POST give (someone else)": ("post", f"/api/ops/tickets/{give}/assign/", {"assignee": "admin"}),
+        "POST release (own)": ("post", f"/api/ops/tickets/{release}/assign/", {"assignee": None}),
         "GET staff schema": ("get", "/api/ops/schema/?format=json", None),
         "GET staff docs": ("get", "/api/ops/docs/", None),
         "GET public schema": ("get", "/api/schema/?format=json", None),
     }
-    expected = {  # anonymous, customer, staff, viewer, operator, superuser
-        "GET tickets": (401, 403, 403, 200, 200, 200),
-        "GET ticket": (401, 403, 403, 200, 200, 200),
-        "POST apply": (401, 403, 403, 403, 400, 400),
-        "POST reject": (401, 403, 403, 403, 400, 400),
-        "POST decide": (401, 403, 403, 403, 400, 400),
-        "GET staff schema": (401, 403, 200, 200, 200, 200),
-        "GET staff docs": (401, 403, 200, 200, 200, 200),
-        "GET public schema": (200, 200, 200, 200, 200, 200),
+    expected = {  # anonymous, customer, staff, viewer, operator, supervisor, superuser
+        "GET tickets": (401, 403, 403, 200, 200, 200, 200),
+        "GET ticket": (401, 403, 403, 200, 200, 200, 200),
+        "POST apply": (401, 403, 403, 403, 400, 400, 400),
+        "POST reject": (401, 403, 403, 403, 400, 400, 400),
+        "POST decide": (401, 403, 403, 403, 400, 400, 400),
+        "POST priority": (401, 403, 403, 403, 400, 400, 400),
+        # Anyone who answers tickets takes one for themselves; taking it from someone else needs assign_ticket
+        # (the supervisor takes it from the operator, then the superuser from the supervisor).
+        "POST take (me)": (401, 403, 403, 403, 200, 200, 200),
+        # Giving a ticket to someone else needs tickets.assign_ticket: the operator may not, the supervisor may.
+        "POST give (someone else)": (401, 403, 403, 403, 403, 200, 200),
+        # The operator releases their own ticket (the others then find nothing to release).
+        "POST release (own)": (401, 403, 403, 403, 200, 200, 200),
+        "GET staff schema": (401, 403, 200, 200, 200, 200, 200),
+        "GET staff docs": (401, 403, 200, 200, 200, 200, 200),
+        "GET public schema": (200, 200, 200, 200, 200, 200, 200),
     }
     clients = {role: _api(role, world["users"]) for role in ROLES}
     bodies = {}
@@ -143,9 +175,20 @@ def test_ops_api_matrix(world):
             ("/api/ops/tickets/", "/api/ops/drafts/", "/api/ops/actions/")
         ):
             assert response.json()["code"] == "permission_denied" and response.json()["detail"], (role, name)
-    # Nothing changed.
+    # Nothing changed but the assignments, which ended where the last allowed request put them.
     assert Draft.objects.get(pk=d).status == "GENERATED"
     assert ActionRecord.objects.get(pk=world["record"].pk).status == "PENDING"
+    assert Ticket.objects.get(pk=world["ticket"].pk).priority == "HIGH"  # 오류 inquiry, unchanged
+    held = {name: Ticket.objects.get(pk=t.pk).assignee for name, t in world["assignable"].items()}
+    assert {name: user.username if user else None for name, user in held.items()} == {
+        "take": "admin",
+        "give": "admin",
+        "release": None,
+    }
+    assert [
+        (e.actor_label, e.payload["before"], e.payload["after"])
+        for e in world["assignable"]["give"].events.filter(type="ASSIGNED").order_by("id")
+    ] == [("supervisor", None, "admin")]
     # The public schema documents no staff endpoint; the staff schema documents all of them.
     public = bodies[("anonymous", "GET public schema")].json()["paths"]
     staff = bodies[("staff", "GET staff schema")].json()["paths"]
@@ -156,6 +199,8 @@ def test_ops_api_matrix(world):
         "/api/ops/drafts/{draft_id}/apply/",
         "/api/ops/drafts/{draft_id}/reject/",
         "/api/ops/actions/{action_id}/decide/",
+        "/api/ops/tickets/{ticket_id}/assign/",
+        "/api/ops/tickets/{ticket_id}/priority/",
     } <= set(staff)
     assert "/api/auth/logout/" in public and "/api/chat/" in staff
 
@@ -206,8 +251,8 @@ def _admin_pages(world) -> dict[str, str]:
 
 def test_admin_pages_matrix(world):
     # anonymous and the customer are sent to the login page (302); staff without a view permission get 403.
-    desk = (302, 302, 403, 200, 200, 200)  # the desk's own data: the operator's view_* permissions
-    accounts = (302, 302, 403, 403, 403, 200)  # users, tokens, login failures: superuser only
+    desk = (302, 302, 403, 200, 200, 200, 200)  # the desk's own data: the operator's view_* permissions
+    accounts = (302, 302, 403, 403, 403, 403, 200)  # users, tokens, login failures: superuser only
     expected = {
         "tickets": desk,
         "ticket (review page)": desk,

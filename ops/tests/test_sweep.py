@@ -230,3 +230,25 @@ def test_each_pass_also_deletes_outbox_rows_finished_long_ago(c005, offline_mode
     assert summary["purged"] >= 1
     assert not OutboxMessage.objects.filter(topic="draft.requested").exists()
     assert _complete(Draft.objects.get(ticket=ticket))  # the work it asked for is done and stays
+
+
+def test_each_pass_closes_answered_tickets_the_customer_left_and_records_it(c005, operator_user, settings):
+    """Auto-close runs with the sweep (Celery beat's ops.sweep, or the embedded thread): an answered ticket with
+    no customer reply for CS_AUTO_CLOSE_DAYS is closed by the system, with an AUTO_CLOSED event."""
+    from tickets.services import ticket_reply_add
+
+    settings.CS_AI_DRAFTS_ENABLED = False
+    settings.CS_AUTO_CLOSE_DAYS = 7
+    settings.CS_NOW = "2026-08-03T10:00:00+09:00"
+    left, fresh = _inquiry(c005), _inquiry(c005, subject="교환")
+    ticket_reply_add(ticket=left, body="안내드립니다.", actor=operator_user)
+    settings.CS_NOW = "2026-08-09T10:00:00+09:00"
+    ticket_reply_add(ticket=fresh, body="안내드립니다.", actor=operator_user)
+    settings.CS_NOW = "2026-08-10T10:00:00+09:00"
+    assert sweep_run()["auto_closed"] == 1
+    left.refresh_from_db()
+    fresh.refresh_from_db()
+    assert (left.status, fresh.status) == ("CLOSED", "ANSWERED")
+    event = left.events.get(type="AUTO_CLOSED")
+    assert (event.actor_type, event.actor_id, event.payload["after"]) == ("SYSTEM", None, "CLOSED")
+    assert sweep_run()["auto_closed"] == 0

@@ -79,3 +79,115 @@ def test_the_order_page_shows_its_history_in_korean(admin_client):
     order_cancel(order=order, actor=Actor("SYSTEM", "테스트"), reference="A00009")
     page = admin_client.get(reverse("admin:orders_order_change", args=[order.pk])).content.decode()
     assert "주문 이력" in page and "결제완료 → 취소완료" in page and "재고 복원" in page and "처리번호 A00009" in page
+
+
+# --- working as a team: the list and the ticket page ---------------------------------------------------------------
+HANDLER = (
+    "tickets.view_ticket",
+    "tickets.change_ticket",
+    "tickets.view_ticketmessage",
+    "tickets.view_ticketevent",
+    "tickets.reply_ticket",
+)
+
+
+@pytest.fixture
+def kim_client(client):
+    from common.tests.factories import operator_with
+
+    user = operator_with(*HANDLER, username="kim")
+    client.force_login(user)
+    client.user = user
+    return client
+
+
+def test_the_list_sorts_by_due_time_and_shows_sla_in_colour_and_word(kim_client, settings, shop_hours):
+    from tickets.services import ticket_create
+
+    settings.CS_AI_DRAFTS_ENABLED = False
+    settings.CS_NOW = "2026-08-13T10:00:00+09:00"
+    customer = TicketFactory().customer
+
+    def inquiry(category):
+        return ticket_create(customer=customer, category=category, subject="문의", body="?", source="API", author=None)
+
+    normal, payment = inquiry("배송"), inquiry("결제")  # 보통: due Fri 10:00; 높음: due Thu 12:00
+    settings.CS_NOW = "2026-08-13T11:40:00+09:00"  # 20 minutes left of the payment's 2 hours
+    page = kim_client.get(reverse("admin:tickets_ticket_changelist")).content.decode()
+    assert page.index(f">{payment.number}<") < page.index(f">{normal.number}<")  # the nearer due time first
+    assert 'class="cs-sla cs-sla-at_risk" style="color:#b45309;font-weight:bold"' in page and "● 기한 임박" in page
+    assert "● 기한 내" in page  # a word with every colour
+    assert "1시간 40분" in page  # 대기 시간: since the customer's message
+    for header in ("담당자", "우선순위", "대기 시간", "요약"):
+        assert f">{header}<" in page or f">{header}</a>" in page
+    assert "미배정" in page and "white-space:nowrap" in page and 'title="문의"' in page
+    for choice in ("내 티켓", "미배정", "전체"):
+        assert choice in page
+
+
+def test_the_assignee_filter_in_the_list(kim_client):
+    mine, nobodys = TicketFactory(assignee=kim_client.user), TicketFactory()
+    url = reverse("admin:tickets_ticket_changelist")
+    page = kim_client.get(url + "?assignee=me").content.decode()
+    assert f">{mine.number}<" in page and f">{nobodys.number}<" not in page
+    page = kim_client.get(url + "?assignee=none").content.decode()
+    assert f">{nobodys.number}<" in page and f">{mine.number}<" not in page
+
+
+def test_take_it_myself_and_release_from_the_ticket_page(kim_client):
+    ticket = TicketFactory()
+    url = reverse("admin:tickets_ticket_change", args=[ticket.pk])
+    page = kim_client.get(url).content.decode()
+    assert 'id="cs-take"' in page and "내가 맡기" in page and 'id="cs-assign"' not in page  # no assign permission
+    kim_client.post(reverse("admin:tickets_ticket_assign", args=[ticket.pk]), {"assignee": "me"})
+    ticket.refresh_from_db()
+    assert ticket.assignee == kim_client.user
+    page = kim_client.get(url).content.decode()
+    assert 'id="cs-release"' in page and "담당자 <b>kim</b>" in page
+    kim_client.post(reverse("admin:tickets_ticket_assign", args=[ticket.pk]), {"assignee": ""})
+    ticket.refresh_from_db()
+    assert ticket.assignee is None
+    assert list(ticket.events.values_list("type", flat=True)) == ["ASSIGNED", "ASSIGNED"]
+    page = kim_client.get(url).content.decode()
+    assert "담당자 변경" in page and "- → kim" in page and "kim → -" in page
+
+
+def test_assigning_someone_else_from_the_page_needs_the_permission(kim_client):
+    from common.tests.factories import operator_with
+
+    lee = operator_with(*HANDLER, username="lee")
+    ticket = TicketFactory()
+    response = kim_client.post(
+        reverse("admin:tickets_ticket_assign", args=[ticket.pk]), {"assignee": "lee"}, follow=True
+    )
+    assert "배정 권한이 필요합니다" in response.content.decode()
+    ticket.refresh_from_db()
+    assert ticket.assignee is None
+    boss = operator_with(*HANDLER, "tickets.assign_ticket", username="boss")
+    kim_client.force_login(boss)
+    page = kim_client.get(reverse("admin:tickets_ticket_change", args=[ticket.pk])).content.decode()
+    assert 'id="cs-assign"' in page and '<option value="lee">lee</option>' in page
+    kim_client.post(reverse("admin:tickets_ticket_assign", args=[ticket.pk]), {"assignee": "lee"})
+    ticket.refresh_from_db()
+    assert ticket.assignee == lee
+
+
+def test_priority_is_changed_on_the_page_and_recorded(kim_client):
+    ticket = TicketFactory()
+    kim_client.post(reverse("admin:tickets_ticket_priority", args=[ticket.pk]), {"priority": "URGENT"})
+    ticket.refresh_from_db()
+    assert ticket.priority == "URGENT"
+    page = kim_client.get(reverse("admin:tickets_ticket_change", args=[ticket.pk])).content.decode()
+    assert "우선순위 변경" in page and "보통 → 긴급" in page
+
+
+def test_the_header_toggles_availability(kim_client):
+    from tickets.models import OperatorStatus
+
+    page = kim_client.get(reverse("admin:index")).content.decode()
+    assert 'id="cs-availability"' in page and "○ 자리 비움" in page
+    kim_client.post(reverse("admin:tickets_ticket_availability"), {"available": "1", "next": "/admin/"})
+    assert OperatorStatus.objects.get(user=kim_client.user).available
+    assert "● 상담 가능" in kim_client.get(reverse("admin:index")).content.decode()
+    kim_client.post(reverse("admin:tickets_ticket_availability"), {"available": "0", "next": "https://evil.example/"})
+    assert not OperatorStatus.objects.get(user=kim_client.user).available

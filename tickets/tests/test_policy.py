@@ -1,0 +1,160 @@
+"""The desk's pure rules: priority, the SLA clocks and their state, auto-close. Tables, no DB."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time
+
+import pytest
+
+from common.business_hours import BusinessCalendar
+from common.clock import SEOUL
+from tickets.policy import (
+    AT_RISK,
+    BREACHED,
+    HIGH,
+    NORMAL,
+    OK,
+    Clocks,
+    Targets,
+    auto_close_due,
+    due_times,
+    initial_priority,
+    nearest_due,
+    normalise_reply,
+    sla_state,
+    sla_targets,
+)
+
+CAL = BusinessCalendar(
+    days=frozenset(range(5)), opens=time(9), closes=time(18), holidays=frozenset({date(2026, 8, 17)})
+)
+H = 3600
+# 보통: first reply in 9 business hours, next in 9, closed within 27.
+NORMAL_TARGETS = Targets(first_response=9 * H, next_response=9 * H, resolution=27 * H)
+
+
+def at(text: str) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=SEOUL)
+
+
+@pytest.mark.parametrize(
+    "category, refused, expected",
+    [
+        ("PAYMENT", False, (HIGH, "category")),
+        ("ERROR", False, (HIGH, "category")),
+        ("DELIVERY", False, (NORMAL, "")),
+        ("CALLBACK", True, (HIGH, "refused_money_request")),  # a person asked for after a refused refund
+        ("PAYMENT", True, (HIGH, "refused_money_request")),
+        ("OTHER", False, (NORMAL, "")),
+    ],
+)
+def test_initial_priority_rules(category, refused, expected):
+    assert initial_priority(category=category, after_refused_money_request=refused) == expected
+
+
+def test_targets_come_from_the_table_in_minutes_and_unknown_priorities_read_as_normal():
+    table = {"NORMAL": {"first_response": 540, "next_response": 540, "resolution": 1620}}
+    assert sla_targets("NORMAL", table) == NORMAL_TARGETS
+    assert sla_targets("URGENT", table) == NORMAL_TARGETS
+
+
+def test_due_times_skip_the_weekend_and_the_holiday_and_move_by_the_paused_time():
+    first, resolution = due_times(
+        created_at=at("2026-08-14T17:00"), priority="NORMAL", paused_s=0, targets=NORMAL_TARGETS, calendar=CAL
+    )
+    assert (first, resolution) == (at("2026-08-18T17:00"), at("2026-08-20T17:00"))
+    _, later = due_times(
+        created_at=at("2026-08-14T17:00"), priority="NORMAL", paused_s=2 * H, targets=NORMAL_TARGETS, calendar=CAL
+    )
+    assert later == at("2026-08-21T10:00")
+
+
+def _clocks(status="OPEN", **fields) -> Clocks:
+    base = {
+        "created_at": at("2026-08-14T17:00"),
+        "first_response_due_at": at("2026-08-18T17:00"),
+        "first_responded_at": None,
+        "next_response_due_at": None,
+        "resolution_due_at": at("2026-08-20T17:00"),
+        "answered_at": None,
+        "closed_at": None,
+    }
+    return Clocks(status=status, **{**base, **fields})
+
+
+@pytest.mark.parametrize(
+    "clocks, now, expected",
+    [
+        (_clocks(), at("2026-08-14T17:30"), OK),
+        # 2 business hours left of 9 (≤ 25%): at risk — counted in business time over the weekend and holiday.
+        (_clocks(), at("2026-08-18T15:00"), AT_RISK),
+        (_clocks(), at("2026-08-17T20:00"), OK),  # the holiday evening: the whole Tuesday is still ahead
+        (_clocks(), at("2026-08-18T17:00"), BREACHED),
+        # Answered: the first-response clock stopped; resolution runs.
+        (_clocks(first_responded_at=at("2026-08-18T10:00")), at("2026-08-19T10:00"), OK),
+        # A follow-up waiting for the next reply: its clock is the nearest.
+        (
+            _clocks(first_responded_at=at("2026-08-18T10:00"), next_response_due_at=at("2026-08-19T12:00")),
+            at("2026-08-19T11:00"),
+            AT_RISK,
+        ),
+        # Waiting on the customer: paused — the resolution clock as it stood at the answer, however long after.
+        (
+            _clocks("ANSWERED", first_responded_at=at("2026-08-18T10:00"), answered_at=at("2026-08-18T10:00")),
+            at("2026-09-30T10:00"),
+            OK,
+        ),
+        (
+            _clocks("ANSWERED", first_responded_at=at("2026-08-20T16:00"), answered_at=at("2026-08-20T16:00")),
+            at("2026-09-30T10:00"),
+            AT_RISK,
+        ),
+        # Closed: the final verdict.
+        (
+            _clocks("CLOSED", first_responded_at=at("2026-08-18T10:00"), closed_at=at("2026-08-19T10:00")),
+            at("2026-09-30T10:00"),
+            OK,
+        ),
+        (
+            _clocks("CLOSED", first_responded_at=at("2026-08-18T17:30"), closed_at=at("2026-08-19T10:00")),
+            at("2026-09-30T10:00"),
+            BREACHED,
+        ),
+    ],
+)
+def test_sla_state(clocks, now, expected):
+    assert sla_state(clocks, now=now, targets=NORMAL_TARGETS, calendar=CAL, share=0.25) == expected
+
+
+@pytest.mark.parametrize(
+    "clocks, expected",
+    [
+        (_clocks(), at("2026-08-18T17:00")),
+        (_clocks(first_responded_at=at("2026-08-18T10:00")), at("2026-08-20T17:00")),
+        (
+            _clocks(first_responded_at=at("2026-08-18T10:00"), next_response_due_at=at("2026-08-19T12:00")),
+            at("2026-08-19T12:00"),
+        ),
+        (_clocks("ANSWERED", answered_at=at("2026-08-18T10:00")), None),  # nothing runs: sorted last
+        (_clocks("CLOSED", closed_at=at("2026-08-18T10:00")), None),
+    ],
+)
+def test_nearest_due_orders_the_list(clocks, expected):
+    assert nearest_due(clocks) == expected
+
+
+@pytest.mark.parametrize(
+    "status, answered_at, now, expected",
+    [
+        ("ANSWERED", at("2026-08-10T10:00"), at("2026-08-17T10:00"), True),  # 7 days exactly
+        ("ANSWERED", at("2026-08-10T10:00"), at("2026-08-17T09:59"), False),
+        ("OPEN", at("2026-08-01T10:00"), at("2026-08-17T10:00"), False),  # the customer wrote back: open
+        ("ANSWERED", None, at("2026-08-17T10:00"), False),
+    ],
+)
+def test_auto_close_after_days_without_a_customer_reply(status, answered_at, now, expected):
+    assert auto_close_due(status=status, answered_at=answered_at, now=now, after_days=7) is expected
+
+
+def test_normalise_reply_ignores_line_endings_and_surrounding_space():
+    assert normalise_reply("  안녕하세요\r\n감사합니다 \n") == "안녕하세요\n감사합니다"
