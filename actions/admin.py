@@ -9,11 +9,14 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import ngettext
 
+from actions import policy
 from actions.execution import ShopExecutor, order_executor
 from actions.models import ActionEvent, ActionRecord, ReasonCategory
 from actions.policy import days_since
+from actions.selectors import RefundDeadline, action_refund_deadline, with_settled_at
 from actions.services import DECIDE_PERMISSION, action_decide
 from common.admin import ReadOnlyAdmin
+from common.business_hours import business_calendar
 from common.clock import today
 from common.display import fields_html, value_words, won
 from common.errors import DomainError
@@ -63,6 +66,37 @@ def shop_paused_notice(record: ActionRecord, shop: ShopExecutor | None) -> str:
     return ""
 
 
+DEADLINE_COLOURS = {
+    policy.DEADLINE_OK: "#047857",
+    policy.DEADLINE_AT_RISK: "#b45309",
+    policy.DEADLINE_OVERDUE: "#b91c1c",
+    policy.DEADLINE_MET: "#047857",
+    policy.DEADLINE_LATE: "#b91c1c",
+}
+
+
+def _deadline(record: ActionRecord) -> RefundDeadline | None:
+    return action_refund_deadline(record, today=today(), calendar=business_calendar())
+
+
+def deadline_html(view: RefundDeadline | None) -> str:
+    """The statutory refund deadline with its state in colour and in a word (never colour alone)."""
+    if view is None:
+        return "-"
+    weekday = "월화수목금토일"[view.deadline.weekday()]
+    return format_html(
+        '<span class="cs-deadline cs-deadline-{}" style="color:{};font-weight:{}" '
+        'title="전자상거래법 제18조: 승인 후 3영업일 안에 환불 (늦으면 지연배상금)">{}월 {}일({})까지 · {}</span>',
+        view.state,
+        DEADLINE_COLOURS[view.state],
+        "bold" if view.state in (policy.DEADLINE_AT_RISK, policy.DEADLINE_OVERDUE, policy.DEADLINE_LATE) else "normal",
+        view.deadline.month,
+        view.deadline.day,
+        weekday,
+        view.label,
+    )
+
+
 def _age(delta_seconds: float) -> str:
     minutes = int(delta_seconds // 60)
     if minutes < 60:
@@ -88,6 +122,7 @@ class ActionRecordAdmin(ReadOnlyAdmin):
         "amount_display",
         "reason_category",
         "days_since_delivery",
+        "refund_deadline_display",
     )
     list_display_links = ("number_display",)
     list_filter = ("status", "kind", "reason_category")
@@ -136,6 +171,13 @@ class ActionRecordAdmin(ReadOnlyAdmin):
         extra = dict(extra_context or {})
         if record is not None:
             extra.update(
+                refund_deadline=deadline_html(
+                    action_refund_deadline(
+                        with_settled_at(ActionRecord.objects.filter(pk=record.pk)).first(),
+                        today=today(),
+                        calendar=business_calendar(),
+                    )
+                ),
                 can_decide=self.has_decide_permission(request) and record.status == ActionRecord.Status.PENDING,
                 shop_paused_notice=shop_paused_notice(record, order_executor(record.order_id)),
                 amount_text=won(record.refund_amount if record.refund_amount is not None else record.order.amount),
@@ -228,6 +270,13 @@ class ActionRecordAdmin(ReadOnlyAdmin):
     def days_since_delivery(self, obj: ActionRecord) -> str:
         days = days_since(obj.order.delivered_at, today())
         return "-" if days is None else f"{days}일"
+
+    @admin.display(description="환불 기한")
+    def refund_deadline_display(self, obj: ActionRecord) -> str:
+        return deadline_html(_deadline(obj))
+
+    def get_queryset(self, request):
+        return with_settled_at(super().get_queryset(request))
 
     @admin.display(description="경과", ordering="created_at")
     def age(self, obj: ActionRecord) -> str:

@@ -7,9 +7,10 @@ database and the date from `common.clock.today()`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 
 from actions.models import ActionRecord, ReasonCategory
+from common.business_hours import BusinessCalendar, business_day_after
 from common.choices import choice_parse
 from common.redaction import has_marker
 from orders.models import Order
@@ -188,3 +189,47 @@ def customer_status_message(kind: str, status: str) -> str:
             "상담원이 확인해 연락드리겠습니다."
         ),
     }.get(status, "")
+
+
+# --- the statutory refund deadline ------------------------------------------------------------------------------
+# 전자상거래 등에서의 소비자보호에 관한 법률 제18조 제2항: the seller refunds within 3 business days (영업일) of getting
+# the goods back, or, for goods not yet supplied, of the cancellation; a late refund owes delay interest
+# (지연배상금, 시행령 제21조의3: 연 15%) for the days past it.
+REFUND_DEADLINE_BUSINESS_DAYS = 3
+DEADLINE_OK, DEADLINE_AT_RISK, DEADLINE_OVERDUE = "ok", "at_risk", "overdue"
+DEADLINE_MET, DEADLINE_LATE = "met", "late"
+DEADLINE_LABELS = {
+    DEADLINE_OK: "기한 내",
+    DEADLINE_AT_RISK: "기한 임박",
+    DEADLINE_OVERDUE: "기한 지남",
+    DEADLINE_MET: "기한 내 환불",
+    DEADLINE_LATE: "기한 지나 환불",
+}
+# Approved refunds and cancellations whose money may still be owed (EXECUTING: the shop is on it; FAILED: it could
+# not) or has moved (APPROVED: the built-in shop refunds at approval; DONE: the shop reported it).
+DEADLINE_STATUSES = frozenset({"APPROVED", "EXECUTING", "DONE", "FAILED"})
+SETTLED_STATUSES = frozenset({"APPROVED", "DONE"})
+
+
+def refund_deadline(*, approved_at: datetime, calendar: BusinessCalendar) -> date:
+    """The last day the money may come back: the 3rd business day after the approval (the approval day itself is
+    not counted).
+
+    For a cancellation (goods not supplied) the law counts from the cancellation, which this desk makes final at
+    approval. For a return the law counts from the day the returned goods arrive; this desk records no "goods
+    arrived" event (neither the built-in shop nor the shop connection reports one), so the approval is used
+    instead. When the goods came back before the approval, the legal deadline is earlier than the one shown: the
+    desk cannot see that, so returns should be approved as soon as the goods are in."""
+    return business_day_after(approved_at.astimezone(calendar.tz).date(), REFUND_DEADLINE_BUSINESS_DAYS, calendar)
+
+
+def refund_deadline_state(*, deadline: date, today: date, settled_on: date | None, calendar: BusinessCalendar) -> str:
+    """met / late once the money moved; otherwise overdue after the deadline, at risk on its last business day
+    or the one before, ok before that."""
+    if settled_on is not None:
+        return DEADLINE_MET if settled_on <= deadline else DEADLINE_LATE
+    if today > deadline:
+        return DEADLINE_OVERDUE
+    if business_day_after(today, 1, calendar) >= deadline:
+        return DEADLINE_AT_RISK
+    return DEADLINE_OK

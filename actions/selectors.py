@@ -1,11 +1,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime
 
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 
+from actions import policy
 from actions.claims import Claim, MoneyFact, OrderFact, claims_unsupported, find_money_claims
-from actions.models import ActionRecord
+from actions.models import ActionEvent, ActionRecord
+from common.business_hours import BusinessCalendar
 from common.numbering import format_number
 from common.redaction import ADDRESS, redact, redact_known
 from orders.models import Customer, Order
@@ -88,3 +92,44 @@ def money_claims_strip(text: str, *, customer_id: str, order_ids: Iterable[str] 
     kept.append(text[last:])
     stripped = " ".join(" ".join(kept).split())
     return (f"{stripped} {CLAIM_REMOVED}" if stripped else CLAIM_REMOVED), len(unsupported)
+
+
+# --- the statutory refund deadline, as the approval queue and the record page show it --------------------------
+def with_settled_at(records: QuerySet[ActionRecord]) -> QuerySet[ActionRecord]:
+    """Annotates `settled_at`: when the shop reported the money moved (the first event to DONE), in one query."""
+    done = ActionEvent.objects.filter(record=OuterRef("pk"), to_status=ActionRecord.Status.DONE).order_by("id")
+    return records.annotate(settled_at=Subquery(done.values("created_at")[:1]))
+
+
+@dataclass(frozen=True)
+class RefundDeadline:
+    deadline: date
+    state: str  # actions.policy.DEADLINE_* codes
+
+    @property
+    def label(self) -> str:
+        return policy.DEADLINE_LABELS[self.state]
+
+
+def action_refund_deadline(
+    record: ActionRecord, *, today: date, calendar: BusinessCalendar, settled_at: datetime | None = None
+) -> RefundDeadline | None:
+    """The deadline of an approved refund or cancellation and where it stands (None for anything else). The money
+    moved at approval with the built-in shop (APPROVED), when the shop reported it (DONE: `settled_at`, from
+    `with_settled_at`)."""
+    if (
+        record.kind not in ActionRecord.MONEY_KINDS
+        or record.status not in policy.DEADLINE_STATUSES
+        or record.decided_at is None
+    ):
+        return None
+    deadline = policy.refund_deadline(approved_at=record.decided_at, calendar=calendar)
+    settled_on = None
+    if record.status == ActionRecord.Status.APPROVED:
+        settled_on = record.decided_at.astimezone(calendar.tz).date()
+    elif record.status == ActionRecord.Status.DONE:
+        moment = settled_at if settled_at is not None else getattr(record, "settled_at", None) or record.decided_at
+        settled_on = moment.astimezone(calendar.tz).date()
+    return RefundDeadline(
+        deadline, policy.refund_deadline_state(deadline=deadline, today=today, settled_on=settled_on, calendar=calendar)
+    )

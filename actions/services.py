@@ -8,14 +8,13 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
 from actions import policy
 from actions.errors import AlreadyDecided, NotApprovable, Refused, ResultInvalid
 from actions.execution import ShopExecutor, order_executor
 from actions.models import ActionEvent, ActionRecord, ReasonCategory
 from actions.selectors import customer_order_get
-from common import events
+from common import clock, events
 from common.actors import Actor
 from common.clock import today
 from common.errors import NotFound, PermissionDenied
@@ -290,7 +289,7 @@ def action_decide(*, number: str | int, approve: bool, actor: AbstractBaseUser, 
                 type=events.ACTION_REJECTED, key=str(record.pk), data=_money_event_data(record, order)
             )
         record.decided_by = actor
-        record.decided_at = timezone.now()
+        record.decided_at = clock.now()  # the desk's clock: the refund deadline counts from it
         record.decision_note = _clean_text(note)
         record.save(update_fields=["status", "refund_amount", "decided_by", "decided_at", "decision_note"])
         _event(

@@ -204,3 +204,52 @@ def test_today_comes_from_cs_today_or_seoul_date(cs_today, now_iso, expected):
 
 def test_money_kinds_are_refund_and_cancel():
     assert set(ActionRecord.MONEY_KINDS) == {"REFUND", "CANCEL"}
+
+
+# --- the statutory refund deadline (전자상거래법 제18조: 3 business days) --------------------------------------------
+def _calendar():
+    from datetime import time
+
+    from common.business_hours import BusinessCalendar
+
+    # Weekdays; 2026-08-17 (Monday) is the substitute holiday for 광복절.
+    return BusinessCalendar(
+        days=frozenset(range(5)), opens=time(9), closes=time(18), holidays=frozenset({date(2026, 8, 17)})
+    )
+
+
+@pytest.mark.parametrize(
+    "approved_at, deadline",
+    [
+        ("2026-08-13T15:00", date(2026, 8, 19)),  # Thu → Fri, (weekend, holiday), Tue, Wed
+        ("2026-08-13T23:30", date(2026, 8, 19)),  # the approval day never counts, however late
+        ("2026-08-15T11:00", date(2026, 8, 20)),  # approved on a Saturday
+        ("2026-08-10T09:00", date(2026, 8, 13)),  # an ordinary week
+    ],
+)
+def test_refund_deadline_is_the_third_business_day_after_the_approval(approved_at, deadline):
+    from datetime import datetime
+
+    from common.clock import SEOUL
+
+    moment = datetime.fromisoformat(approved_at).replace(tzinfo=SEOUL)
+    assert policy.refund_deadline(approved_at=moment, calendar=_calendar()) == deadline
+
+
+@pytest.mark.parametrize(
+    "today, settled_on, state",
+    [
+        (date(2026, 8, 14), None, policy.DEADLINE_OK),  # Friday: Tuesday and Wednesday still ahead
+        (date(2026, 8, 17), None, policy.DEADLINE_OK),  # the holiday: two business days left
+        (date(2026, 8, 18), None, policy.DEADLINE_AT_RISK),  # one business day before
+        (date(2026, 8, 19), None, policy.DEADLINE_AT_RISK),  # the last day
+        (date(2026, 8, 20), None, policy.DEADLINE_OVERDUE),
+        (date(2026, 8, 25), date(2026, 8, 19), policy.DEADLINE_MET),
+        (date(2026, 8, 25), date(2026, 8, 21), policy.DEADLINE_LATE),
+    ],
+)
+def test_refund_deadline_state(today, settled_on, state):
+    result = policy.refund_deadline_state(
+        deadline=date(2026, 8, 19), today=today, settled_on=settled_on, calendar=_calendar()
+    )
+    assert result == state
