@@ -271,6 +271,14 @@ def _y_axis(
 # --- the dashboard's charts, from a `metrics_compute` result ---------------------------------------
 
 
+def _hours(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds / 3600, 2)
+
+
+def _percent(share: float | None) -> float | None:
+    return None if share is None else round(share * 100, 1)
+
+
 def dashboard_charts(metrics: dict[str, Any]) -> dict[str, str]:
     """The dashboard's SVG charts keyed by name. Pure: takes the report dict, returns strings."""
     days = metrics["days"]
@@ -363,6 +371,36 @@ def dashboard_charts(metrics: dict[str, Any]) -> dict[str, str]:
             unit="건",
             label_width=260,
         ),
+        "first_response": line_chart(
+            title="첫 답변까지 걸린 시간(영업시간 기준, 시간): 중앙값 / p90",
+            labels=labels,
+            series=[
+                Series("중앙값", [_hours(v) for v in per_day("tickets", "first_response_seconds", "median")]),
+                Series("p90", [_hours(v) for v in per_day("tickets", "first_response_seconds", "p90")]),
+            ],
+            unit="시간",
+        ),
+        "sla_attainment": line_chart(
+            title="SLA 준수율(%): 첫 답변 / 해결",
+            labels=labels,
+            series=[
+                Series(
+                    "첫 답변 기한 준수", [_percent(v) for v in per_day("tickets", "sla", "first_response_attainment")]
+                ),
+                Series("해결 기한 준수", [_percent(v) for v in per_day("tickets", "sla", "resolution_attainment")]),
+            ],
+            unit="%",
+        ),
+        "refund_deadlines": column_chart(
+            title="승인된 환불의 법정 기한(승인 후 3영업일): 기한 내 / 늦은 환불 / 미환불 기한 지남",
+            labels=labels,
+            series=[
+                Series("기한 내 환불", per_day("refund_deadlines", "refunded_on_time"), "#059669"),
+                Series("늦은 환불", per_day("refund_deadlines", "refunded_late"), "#f59e0b"),
+                Series("미환불 기한 지남", per_day("refund_deadlines", "owed_overdue"), "#dc2626"),
+            ],
+            unit="건",
+        ),
         "chat_daily": column_chart(
             title="일별 채팅 응답 · 상담 이관",
             labels=labels,
@@ -388,6 +426,9 @@ PANELS = (
     ("tool_calls", "에이전트 도구 호출", "도구 호출"),
     ("refusal_reasons", "거절 사유", "거절 사유"),
     ("chat_daily", "채팅 응답 · 상담 이관", "채팅 응답·상담 이관"),
+    ("first_response", "첫 답변 시간", "첫 답변"),
+    ("sla_attainment", "SLA 준수율", "SLA"),
+    ("refund_deadlines", "환불 법정 기한", "승인된 환불"),
 )
 
 
@@ -421,6 +462,8 @@ def _day_active(day: dict[str, Any]) -> bool:
         or day["chat"]["turns"]
         or day["chat"]["tool_calls"]
         or day["chat"]["escalations"]
+        or day["tickets"]["created"]
+        or day["refund_deadlines"]["approved"]
     )
 
 

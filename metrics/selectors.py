@@ -11,10 +11,12 @@ says when the thing happened:
 | approvals    | `created_at` for `requested`,   | REFUND/CANCEL action records                              |
 |              | `decided_at` for decisions      |                                                           |
 | chat         | `created_at`                    | ToolCall, assistant ChatMessage, AGENT/CHAT_FAILURE Ticket |
+| tickets      | `Ticket.created_at`             | tickets with SLA clocks: business-hours first reply, SLA |
+| refund_deadlines | `decided_at`                | approved refunds/cancels against the statutory deadline   |
 
-`now` is a snapshot that ignores the date filter (the approval queue and open dead letters as they are).
-The number of queries is fixed (13): counts are aggregated in the database; only the timestamp pairs
-needed for percentiles are fetched.
+`now` is a snapshot that ignores the date filter (the approval queue, open dead letters and the refunds still
+owed as they are). The number of queries is fixed (16): counts are aggregated in the database; only the
+timestamps needed for percentiles and deadlines are fetched.
 """
 
 from __future__ import annotations
@@ -27,11 +29,14 @@ from typing import Any
 from django.db.models import Case, Count, F, IntegerField, Max, Min, Q, QuerySet, Sum, When
 from django.db.models.functions import TruncDate
 
+from actions import policy as action_policy
 from actions.models import ActionRecord
 from actions.policy import CLARIFY_REASON
+from actions.selectors import action_refund_deadline, with_settled_at
 from chat.models import ChatMessage, ToolCall
 from chat.tools import tool_error_label, tool_label
-from common.clock import SEOUL
+from common.business_hours import BusinessCalendar, business_calendar, business_seconds_between
+from common.clock import SEOUL, now, today
 from drafts.models import DeadLetter, Draft, StageState
 from metrics import stats
 from metrics.policy import day_bounds, local_day, report_days
@@ -74,6 +79,10 @@ class _Tally:
     # counted apart from refusals (issue 13).
     clarifications: Counter = field(default_factory=Counter)  # tool -> count
     escalations: Counter = field(default_factory=Counter)  # source -> count
+    tickets: int = 0
+    first_response: list[float] = field(default_factory=list)  # business seconds to the first operator reply
+    sla: Counter = field(default_factory=Counter)  # first_met, first_missed, resolution_met, resolution_missed
+    deadlines: Counter = field(default_factory=Counter)  # approved, met, late, overdue, open
 
 
 class _Tallies:
@@ -99,6 +108,9 @@ def metrics_compute(*, since: date | None, until: date | None) -> dict[str, Any]
     _dead_letters(tallies, start, end)
     _approvals(tallies, start, end)
     _chat(tallies, start, end)
+    calendar = business_calendar()
+    _tickets(tallies, start, end, calendar)
+    _refund_deadlines(tallies, start, end, calendar)
     days = report_days(since, until, tallies.days)
     return {
         "range": {
@@ -107,7 +119,7 @@ def metrics_compute(*, since: date | None, until: date | None) -> dict[str, Any]
             "timezone": "Asia/Seoul",
             "percentile_method": "nearest-rank",
         },
-        "now": _now(),
+        "now": {**_now(), **_refunds_owed(calendar)},
         "overall": _section(tallies.overall),
         "days": [{"date": day.isoformat(), **_section(tallies.days.get(day) or _Tally())} for day in days],
     }
@@ -266,6 +278,61 @@ def _chat(tallies: _Tallies, start: datetime | None, end: datetime | None) -> No
             tally.escalations[row["source"]] += row["n"]
 
 
+def _tickets(tallies: _Tallies, start: datetime | None, end: datetime | None, calendar: BusinessCalendar) -> None:
+    """First-response time in business hours (the clock customers are promised) and the SLA's attainment:
+    a first reply on time (or its due time passed without one), a closing before the resolution due time."""
+    at = now()
+    # The tickets the SLA clocks cover (opened through tickets.services; rows written without them have no due).
+    covered = Ticket.objects.filter(first_response_due_at__isnull=False)
+    rows = _in_range(covered, "created_at", start, end).values_list(
+        "created_at", "first_response_due_at", "first_responded_at", "resolution_due_at", "closed_at", "status"
+    )
+    for created_at, first_due, first_at, resolution_due, closed_at, status in rows.order_by():
+        for tally in tallies.both(local_day(created_at, SEOUL)):
+            tally.tickets += 1
+            if first_at is not None:
+                tally.first_response.append(max(0.0, business_seconds_between(created_at, first_at, calendar)))
+            if first_due is not None and first_at is not None:
+                tally.sla["first_met" if first_at <= first_due else "first_missed"] += 1
+            elif first_due is not None and at > first_due:
+                tally.sla["first_missed"] += 1
+            if status == Ticket.Status.CLOSED and resolution_due is not None and closed_at is not None:
+                tally.sla["resolution_met" if closed_at <= resolution_due else "resolution_missed"] += 1
+
+
+def _approved_money() -> QuerySet[ActionRecord]:
+    return with_settled_at(
+        ActionRecord.objects.filter(
+            kind__in=MONEY_KINDS, status__in=action_policy.DEADLINE_STATUSES, decided_at__isnull=False
+        )
+    ).only("id", "kind", "status", "decided_at")
+
+
+def _refund_deadlines(
+    tallies: _Tallies, start: datetime | None, end: datetime | None, calendar: BusinessCalendar
+) -> None:
+    """Approved refunds and cancellations (by the day of approval) against the statutory deadline (전자상거래법
+    제18조: 3 business days): refunded by then, refunded late, still owed and overdue, still owed."""
+    on = today()
+    for record in _in_range(_approved_money(), "decided_at", start, end).order_by():
+        view = action_refund_deadline(record, today=on, calendar=calendar)
+        for tally in tallies.both(local_day(record.decided_at, SEOUL)):
+            tally.deadlines["approved"] += 1
+            tally.deadlines[view.state] += 1
+
+
+def _refunds_owed(calendar: BusinessCalendar) -> dict[str, int]:
+    """Approved money not yet back (the shop is on it, or reported it could not): how many are at risk or late."""
+    on = today()
+    owed = _approved_money().filter(status__in=(ActionRecord.Status.EXECUTING, ActionRecord.Status.FAILED))
+    states = Counter(action_refund_deadline(r, today=on, calendar=calendar).state for r in owed.order_by())
+    return {
+        "refunds_owed": sum(states.values()),
+        "refunds_at_risk": states[action_policy.DEADLINE_AT_RISK],
+        "refunds_overdue": states[action_policy.DEADLINE_OVERDUE],
+    }
+
+
 def _now() -> dict[str, Any]:
     pending = ActionRecord.objects.filter(kind__in=MONEY_KINDS, status=ActionRecord.Status.PENDING)
     queue = pending.aggregate(
@@ -300,6 +367,40 @@ def _section(t: _Tally) -> dict[str, Any]:
         "dead_letters": {"total": t.dead_letters, "unresolved": t.dead_letters_unresolved},
         "approvals": _approvals_section(t),
         "chat": _chat_section(t),
+        "tickets": _tickets_section(t),
+        "refund_deadlines": _deadlines_section(t),
+    }
+
+
+def _tickets_section(t: _Tally) -> dict[str, Any]:
+    first_met, first_missed = t.sla["first_met"], t.sla["first_missed"]
+    resolution_met, resolution_missed = t.sla["resolution_met"], t.sla["resolution_missed"]
+    return {
+        "created": t.tickets,
+        # Business seconds from the ticket to the first operator reply (nights, weekends, holidays not counted).
+        "first_response_seconds": stats.duration_summary(t.first_response),
+        "sla": {
+            "first_response_met": first_met,
+            "first_response_missed": first_missed,
+            "first_response_attainment": stats.rate(first_met, first_met + first_missed),
+            "resolution_met": resolution_met,
+            "resolution_missed": resolution_missed,
+            "resolution_attainment": stats.rate(resolution_met, resolution_met + resolution_missed),
+        },
+    }
+
+
+def _deadlines_section(t: _Tally) -> dict[str, Any]:
+    d = t.deadlines
+    settled = d[action_policy.DEADLINE_MET] + d[action_policy.DEADLINE_LATE]
+    return {
+        "approved": d["approved"],
+        "refunded_on_time": d[action_policy.DEADLINE_MET],
+        "refunded_late": d[action_policy.DEADLINE_LATE],
+        "owed_overdue": d[action_policy.DEADLINE_OVERDUE],
+        "owed_at_risk": d[action_policy.DEADLINE_AT_RISK],
+        "owed_in_time": d[action_policy.DEADLINE_OK],
+        "on_time_rate": stats.rate(d[action_policy.DEADLINE_MET], settled + d[action_policy.DEADLINE_OVERDUE]),
     }
 
 

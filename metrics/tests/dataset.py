@@ -33,6 +33,11 @@ D1 22:00 MODEL_FAILED with a CHAT_FAILURE ticket T6; D2 00:10 (D1 15:10 UTC) CLA
 call; D2 10:00 BOUNDED with request_refund refused
 (same reason), change_shipping_address refused (invalid_arguments), create_ticket ok (AGENT ticket T5).
 One customer message on D1 (not a reply).
+
+Tickets with SLA clocks (the rest are rows without them and are not counted): S1 opened D1 10:00, first reply
+due 12:00, answered 11:00 (3,600 s, met); S2 opened D2 10:00, due 11:00, answered 12:00 (7,200 s, missed), closed
+13:00 with resolution due 18:00 (met). The tests run with the desk open around the clock (conftest), so
+business time is wall time here.
 """
 
 from __future__ import annotations
@@ -97,6 +102,22 @@ def build_dataset(tag: str = "") -> Dataset:
     t5 = ticket(Ticket.Category.CALLBACK, Ticket.Source.AGENT, kst(2, 10))
     t6 = ticket(Ticket.Category.OTHER, Ticket.Source.CHAT_FAILURE, kst(1, 22))
     ticket(Ticket.Category.DELIVERY, Ticket.Source.STAFF, kst(2, 11))  # not an escalation
+    s1 = ticket(Ticket.Category.DELIVERY, created_at=kst(1, 10))
+    Ticket.objects.filter(pk=s1.pk).update(
+        status=Ticket.Status.ANSWERED,
+        first_response_due_at=kst(1, 12),
+        first_responded_at=kst(1, 11),
+        resolution_due_at=kst(1, 18),
+        answered_at=kst(1, 11),
+    )
+    s2 = ticket(Ticket.Category.DELIVERY, created_at=kst(2, 10))
+    Ticket.objects.filter(pk=s2.pk).update(
+        status=Ticket.Status.CLOSED,
+        first_response_due_at=kst(2, 11),
+        first_responded_at=kst(2, 12),
+        resolution_due_at=kst(2, 18),
+        closed_at=kst(2, 13),
+    )
 
     messages: dict[int, list[TicketMessage]] = {}
 

@@ -70,7 +70,7 @@ def test_dashboard_charts_render_in_headless_chromium(live_server):
             assert page.locator("h1").first.inner_text() == "운영 지표"
 
             charts = page.locator("svg.metrics-chart")
-            assert charts.count() == 8
+            assert charts.count() == 11  # eight, and first replies, SLA attainment, refund deadlines
             assert page.locator("svg.metrics-chart.empty").count() == 0
             for i in range(charts.count()):
                 box = charts.nth(i).bounding_box()

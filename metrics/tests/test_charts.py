@@ -108,7 +108,7 @@ def test_dashboard_charts_from_a_report():
     charts = dashboard_charts(EXPECTED)
     assert set(charts) == {
         "latency", "decisions", "failures", "rejection_by_category", "approvals_by_kind", "tool_calls",
-        "refusal_reasons", "chat_daily",
+        "refusal_reasons", "chat_daily", "first_response", "sla_attainment", "refund_deadlines",
     }  # fmt: skip
     for svg in charts.values():
         assert "empty" not in parse(svg).get("class")

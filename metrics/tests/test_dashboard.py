@@ -44,7 +44,7 @@ def test_staff_see_the_dashboard_with_svg_charts(client, staff):
     response = client.get(URL)
     assert response.status_code == 200
     page = response.content.decode()
-    assert page.count(CHART) == 8
+    assert page.count(CHART) == 11  # eight, and first replies, SLA attainment, refund deadlines
     assert 'class="metrics-chart column empty' not in page  # every chart has data
     assert page.count('class="bar"') >= 10
     for text in ("운영 지표", "초안 채택률", "60%", "분류별 초안 반려율", "배송", "25%", "환불요청", "현재 승인 대기"):
@@ -84,7 +84,7 @@ def test_empty_database_collapses_every_chart_and_table_into_one_line(client, st
     page = client.get(URL).content.decode()
     assert CHART not in page and "<figure" not in page  # no empty frames
     lines = re.findall(r'<p class="metrics-empty" id="[^"]+">([^<]*)</p>', page)
-    assert lines == [  # eight charts, then six tables, one line each
+    assert lines == [  # eleven charts, then six tables, one line each
         f"이 기간에 {what} 데이터가 없습니다."
         for what in (
             "초안 지연",
@@ -95,6 +95,9 @@ def test_empty_database_collapses_every_chart_and_table_into_one_line(client, st
             "도구 호출",
             "거절 사유",
             "채팅 응답·상담 이관",
+            "첫 답변",
+            "SLA",
+            "승인된 환불",
             "초안 결정",
             "환불·취소 요청",
             "도구 호출",

@@ -85,6 +85,36 @@ def tool(name: str, calls: int, ok: int, refused: int, clarified: int = 0) -> di
     }
 
 
+def sla_tickets(created: int, first: dict, met: int, missed: int, resolution_met: int) -> dict:
+    """The tickets with SLA clocks (S1, S2 in dataset.py; the other rows have none and are not counted)."""
+    return {
+        "created": created,
+        "first_response_seconds": first,
+        "sla": {
+            "first_response_met": met,
+            "first_response_missed": missed,
+            "first_response_attainment": met / (met + missed),
+            "resolution_met": resolution_met,
+            "resolution_missed": 0,
+            "resolution_attainment": 1.0 if resolution_met else None,
+        },
+    }
+
+
+def deadlines(approved: int = 0, on_time: int = 0) -> dict:
+    """Approved money against the statutory deadline: the dataset's one approval is the built-in shop's, refunded
+    at approval (on time)."""
+    return {
+        "approved": approved,
+        "refunded_on_time": on_time,
+        "refunded_late": 0,
+        "owed_overdue": 0,
+        "owed_at_risk": 0,
+        "owed_in_time": 0,
+        "on_time_rate": 1.0 if on_time else None,
+    }
+
+
 def refusal(name: str, error: str, reason: str, count: int) -> dict:
     return {
         "tool": name,
@@ -149,6 +179,8 @@ DAY1 = {
         "escalation_rate": 0.5,  # 1 / 2 replies
         "escalations_by_source": sources(agent=0, chat_failure=1),
     },
+    "tickets": sla_tickets(1, latency(1, 3600.0, 3600.0), met=1, missed=0, resolution_met=0),  # S1
+    "refund_deadlines": deadlines(approved=1, on_time=1),  # the REFUND approved at 10:30
 }
 
 # D2 = 2026-07-27 ---------------------------------------------------------------------------------
@@ -210,6 +242,8 @@ DAY2 = {
         "escalation_rate": 0.5,  # 1 / 2 replies
         "escalations_by_source": sources(agent=1, chat_failure=0),
     },
+    "tickets": sla_tickets(1, latency(1, 7200.0, 7200.0), met=0, missed=1, resolution_met=1),  # S2
+    "refund_deadlines": deadlines(),  # D2's decisions are rejections
 }
 
 OVERALL = {
@@ -271,6 +305,9 @@ OVERALL = {
         "escalation_rate": 0.5,  # 2 / 4 replies
         "escalations_by_source": sources(agent=1, chat_failure=1),
     },
+    # [3600, 7200]: p50 rank 1 → 3600, p90 rank ceil(1.8)=2 → 7200
+    "tickets": sla_tickets(2, latency(2, 3600.0, 7200.0), met=1, missed=1, resolution_met=1),
+    "refund_deadlines": deadlines(approved=1, on_time=1),
 }
 
 NOW = {  # a snapshot: not limited by since/until
@@ -281,6 +318,10 @@ NOW = {  # a snapshot: not limited by since/until
     ],
     "oldest_pending_since": "2026-07-27T15:00:00+09:00",
     "unresolved_dead_letters": 1,
+    # Approved money not yet back (a shop still on it, or failed): none in the dataset.
+    "refunds_owed": 0,
+    "refunds_at_risk": 0,
+    "refunds_overdue": 0,
 }
 
 EXPECTED = {
