@@ -106,7 +106,7 @@ def _domain_error(exc) -> Response | None:
     code = next((s for cls, s in STATUS_BY_ERROR.items() if isinstance(exc, cls)), status.HTTP_400_BAD_REQUEST)
     set_rollback()
     headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else None
-    return Response(error_body(code, exc.code, exc.message), status=code, headers=headers)
+    return Response({**exc.data, **error_body(code, exc.code, exc.message)}, status=code, headers=headers)
 
 
 def _framework_error(exc, context) -> Response | None:

@@ -52,6 +52,12 @@ SHARED_VALUE_LABELS = {
 YES_NO = {True: "예", False: "아니오"}
 
 
+def person_name(user: object) -> str:
+    """How the desk names a colleague: the Korean order (family name first, no space: 김상담), else the login."""
+    last, first = getattr(user, "last_name", "") or "", getattr(user, "first_name", "") or ""
+    return f"{last}{first}".strip() or user.get_username()
+
+
 def won(amount: object) -> str:
     """38000 → '38,000원' (None/'' → '-')."""
     if amount in (None, ""):

@@ -2,13 +2,16 @@
 
 
 class DomainError(Exception):
-    """A request that the current state does not allow. `message` is Korean, shown to people."""
+    """A request that the current state does not allow. `message` is Korean, shown to people. `data` (JSON-safe)
+    goes into the API's error body beside code and detail: what the caller needs to act on it (e.g. the messages
+    that arrived meanwhile and the text that was not sent)."""
 
     code = "domain_error"
 
-    def __init__(self, message: str, *, code: str | None = None) -> None:
+    def __init__(self, message: str, *, code: str | None = None, data: dict | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.data = data or {}
         if code:
             self.code = code
 

@@ -16,6 +16,7 @@ from tickets.apis import (
     OpsTicketAssignApi,
     OpsTicketDetailApi,
     OpsTicketListApi,
+    OpsTicketPresenceApi,
     OpsTicketPriorityApi,
     OpsTicketReplyApi,
     TicketDetailApi,
@@ -53,6 +54,11 @@ urlpatterns = [
     path("ops/tickets/<ticket_number:ticket_id>/", OpsTicketDetailApi.as_view(), name="api-ops-ticket-detail"),
     path("ops/tickets/<ticket_number:ticket_id>/reply/", OpsTicketReplyApi.as_view(), name="api-ops-ticket-reply"),
     path("ops/tickets/<ticket_number:ticket_id>/assign/", OpsTicketAssignApi.as_view(), name="api-ops-ticket-assign"),
+    path(
+        "ops/tickets/<ticket_number:ticket_id>/presence/",
+        OpsTicketPresenceApi.as_view(),
+        name="api-ops-ticket-presence",
+    ),
     path(
         "ops/tickets/<ticket_number:ticket_id>/priority/",
         OpsTicketPriorityApi.as_view(),

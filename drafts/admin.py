@@ -41,7 +41,15 @@ from drafts.selectors import (
 )
 from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject, drafts_regenerate
 from tickets.models import Tag, Ticket
-from tickets.sections import ANSWER, TicketColumn, TicketSection, ticket_column_register, ticket_section_register
+from tickets.sections import (
+    ANSWER,
+    TicketColumn,
+    TicketSection,
+    held_reply_keep,
+    last_seen_from,
+    ticket_column_register,
+    ticket_section_register,
+)
 
 _EDIT_KEY = "drafts.held_edit.{}"
 
@@ -194,6 +202,7 @@ def draft_decide_view(request: HttpRequest, ticket_id: int, draft_id: int):
                 tags=tags,
                 actor=request.user,
                 override_reason=override_reason,
+                last_seen_message_id=last_seen_from(request.POST),
             )
         elif decision == "reject":
             draft = draft_reject(draft_id=draft_id, tags=tags, actor=request.user)
@@ -203,8 +212,12 @@ def draft_decide_view(request: HttpRequest, ticket_id: int, draft_id: int):
     except DomainError as exc:
         messages.error(request, exc.message)
         if sending and final_body is not None:
-            # Not sent, not lost: the operator's text comes back in the form.
-            request.session[_EDIT_KEY.format(draft_id)] = final_body
+            # Not sent, not lost: the operator's text comes back in the draft's box, or, when the draft is no
+            # longer live (a colleague answered meanwhile), in the ticket page's own reply box.
+            if Draft.objects.filter(pk=draft_id, status=Draft.Status.GENERATED).exists():
+                request.session[_EDIT_KEY.format(draft_id)] = final_body
+            else:
+                held_reply_keep(request, ticket_id, final_body)
         return _back(ticket_id)
     if draft.status == Draft.Status.APPLIED:
         text = f"답변을 보냈습니다 ({draft.get_applied_display()}, 편집 비율 {draft.edit_ratio:.0%})."

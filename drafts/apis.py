@@ -15,12 +15,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from common.apis import IsStaff
-from common.fields import StrictCharField
+from common.fields import StrictCharField, StrictIntegerField
 from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION
 from drafts.models import Draft
 from drafts.selectors import citations_resolve, citations_with_text, latest_drafts_prefetch, ticket_drafts
 from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject
 from tickets.api_parts import OpsTicketPart
+from tickets.apis import MESSAGE_ID_MAX
 from tickets.models import Ticket
 
 # What each staff endpoint shows or changes, as Django permissions (the same ones the admin checks).
@@ -120,8 +121,8 @@ class DraftSerializer(serializers.ModelSerializer):
 @extend_schema_serializer(component_name="OpsDraftHeld")
 class DraftHeldSerializer(serializers.Serializer):
     code = serializers.CharField(
-        help_text="draft_blocked · draft_unchecked (보류: override_reason으로 발송 가능) · draft_not_live · "
-        "draft_stale · unknown_tag · empty_reply · reply_too_long · override_reason_too_long"
+        help_text="draft_blocked · draft_unchecked (보류: override_reason으로 발송 가능) · ticket_changed · "
+        "draft_not_live · draft_stale · unknown_tag · empty_reply · reply_too_long · override_reason_too_long"
     )
     detail = serializers.CharField(help_text="보류 사유 (한국어)")
 
@@ -148,6 +149,15 @@ class OpsDraftApplyApi(APIView):
             help_text="예외 발송 사유. 보류된 초안(승인되지 않은 환불·취소 약속, QA·신뢰도 미완료·실패)을 "
             "보낼 때만 필요하며, 사유·보낸 사람·시각이 초안에 기록됩니다.",
         )
+        last_seen_message_id = StrictIntegerField(
+            required=False,
+            allow_null=True,
+            default=None,
+            min_value=0,
+            max_value=MESSAGE_ID_MAX,
+            help_text="초안을 검토하는 동안 화면에 있던 가장 최근 메시지 번호. 그 뒤에 고객 메시지나 다른 상담원의 "
+            "답변이 있으면 보내지 않고 409 ticket_changed로 그 메시지들과 보내려던 내용을 돌려줍니다.",
+        )
 
     @extend_schema(
         request=InputSerializer,
@@ -157,7 +167,9 @@ class OpsDraftApplyApi(APIView):
                 DraftHeldSerializer,
                 description="보내지 않음. draft_blocked: 최종 답변이 고객의 처리 기록에 없는 환불·취소(승인완료)를 "
                 "약속함. draft_unchecked: QA 또는 신뢰도 단계가 끝나지 않았거나 실패함. override_reason을 "
-                "보내면 기록을 남기고 발송합니다. (draft_not_live, draft_stale 등 상태 오류도 409입니다.)",
+                "보내면 기록을 남기고 발송합니다. ticket_changed: last_seen_message_id 뒤에 새 고객 메시지나 다른 "
+                "상담원의 답변이 있음 — messages와 body(보내려던 내용)가 함께 옵니다. "
+                "(draft_not_live, draft_stale 등 상태 오류도 409입니다.)",
                 examples=[
                     OpenApiExample(
                         "draft_blocked",

@@ -16,6 +16,7 @@ from django.utils import timezone
 from actions.claims import find_money_claims
 from common.actors import Actor
 from common.audit import actor_fields
+from common.display import person_name
 from common.errors import InvalidState, NotFound, PermissionDenied
 from common.outbox import OutboxMessage, outbox_dispatch, outbox_done, outbox_request
 from drafts import policy
@@ -28,6 +29,7 @@ from tickets.services import (
     BODY_MAX,
     DRAFT_REQUESTED,
     tags_resolve,
+    ticket_conflict_check,
     ticket_note_add,
     ticket_reply_add,
     ticket_tags_add,
@@ -74,17 +76,35 @@ def _require_reviewer(actor: AbstractBaseUser | None) -> None:
         raise PermissionDenied("답변 초안을 적용하거나 반려할 권한이 없습니다.")
 
 
-def _locked_live_draft(draft_id: int) -> Draft:
-    """Ticket first, then draft (the pipeline's fenced write takes them in the same order)."""
+def _not_live_words(draft: Draft) -> str:
+    """Why a draft can no longer be sent or rejected, in plain words: who did what, and when."""
+    who = person_name(draft.decided_by) if draft.decided_by is not None else "다른 상담원"
+    when = f"{timezone.localtime(draft.decided_at):%H:%M}" if draft.decided_at else ""
+    at = f" {when}에" if when else ""
+    if draft.status == Draft.Status.APPLIED:
+        return f"{who}님이{at} 이 초안으로 먼저 답변했습니다. 고객에게 같은 답변이 두 번 가지 않도록 보내지 않았습니다."
+    if draft.status == Draft.Status.REJECTED:
+        own = draft.events.filter(type=DraftEvent.Type.REJECTED, payload__reason="own_reply").exists()
+        if own:
+            return f"{who}님이{at} 직접 답변해서 이 초안은 더 이상 쓰지 않습니다."
+        return f"{who}님이{at} 이 초안을 반려했습니다. 직접 답변할 수 있습니다."
+    if draft.status == Draft.Status.SUPERSEDED:
+        return "고객이 새 메시지를 보내 이 초안은 더 이상 쓰지 않습니다. 새 초안을 기다리거나 직접 답변해 주세요."
+    return "이 초안은 아직 준비되지 않았거나 만들지 못했습니다. 직접 답변하거나 초안을 다시 만들어 주세요."
+
+
+def _locked_live_draft(draft_id: int, *, last_seen_message_id: int | None = None, body: str = "") -> Draft:
+    """Ticket first, then draft (the pipeline's fenced write takes them in the same order). With
+    `last_seen_message_id`, a conversation that moved on since the operator's screen stops it first
+    (409 ticket_changed with the newer messages and `body`, the text that was not sent)."""
     ticket_id = Draft.objects.filter(pk=draft_id).values_list("ticket_id", flat=True).first()
     if ticket_id is None:
         raise NotFound("답변 초안을 찾을 수 없습니다.")
     Ticket.objects.select_for_update().filter(pk=ticket_id).first()
-    draft = Draft.objects.select_for_update().select_related("ticket").get(pk=draft_id)
+    ticket_conflict_check(ticket_id=ticket_id, last_seen_message_id=last_seen_message_id, body=body)
+    draft = Draft.objects.select_for_update(of=("self",)).select_related("ticket", "decided_by").get(pk=draft_id)
     if draft.status != Draft.Status.GENERATED:
-        raise InvalidState(
-            f"이 초안은 '{draft.get_status_display()}' 상태라 처리할 수 없습니다.", code="draft_not_live"
-        )
+        raise InvalidState(_not_live_words(draft), code="draft_not_live")
     if ticket_latest_customer_message_id(ticket_id) != draft.source_message_id:
         raise InvalidState(
             "고객이 새 메시지를 보냈습니다. 새 초안이 준비되면 그 초안으로 답변해 주세요.", code="draft_stale"
@@ -99,8 +119,11 @@ def draft_apply(
     tags: Iterable[str] = (),
     actor: AbstractBaseUser,
     override_reason: str = "",
+    last_seen_message_id: int | None = None,
 ) -> Draft:
-    """Send the answer as an operator reply. `final_body=None` sends the draft as it is.
+    """Send the answer as an operator reply. `final_body=None` sends the draft as it is. With
+    `last_seen_message_id` (the newest message on the operator's screen), a newer customer message or colleague's
+    answer stops it: 409 `ticket_changed` with those messages and the text (tickets.services.ticket_conflict_check).
 
     Records APPLIED with UNCHANGED or EDITED (by comparing texts, not by which button was pressed),
     the edit ratio, the final text, the operator and the time. Tags are the operator's choice.
@@ -124,7 +147,7 @@ def draft_apply(
         checked = policy.normalise_reply(final_body)
     claims = find_money_claims(checked)
     with transaction.atomic():
-        draft = _locked_live_draft(draft_id)
+        draft = _locked_live_draft(draft_id, last_seen_message_id=last_seen_message_id, body=checked)
         original = policy.normalise_reply(draft.answer)
         final = original if final_body is None else policy.normalise_reply(final_body)
         if not final:

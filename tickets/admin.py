@@ -4,6 +4,7 @@ and its buttons; chat: the customer's requests); nothing here imports them. Ever
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.db.models import F, OuterRef, Subquery
@@ -23,11 +24,15 @@ from common.errors import DomainError
 from common.numbering import parse_number
 from tickets import policy
 from tickets.models import OperatorStatus, Tag, Ticket, TicketEvent, TicketMessage
+from tickets.presence import presence_beat, presence_leave, presence_list
 from tickets.sections import (
     ANSWER,
     COLUMNS,
     SIDE,
     TicketColumn,
+    held_reply_keep,
+    held_reply_take,
+    last_seen_from,
     ticket_section_urls,
     ticket_sections_for,
 )
@@ -35,6 +40,7 @@ from tickets.selectors import SlaView, operator_get, sla_snapshot, ticket_sla
 from tickets.services import (
     ASSIGN_PERMISSION,
     AUTO_ASSIGN_ROUND_ROBIN,
+    CONVERSATION_AUTHORS,
     REPLY_PERMISSION,
     operator_availability_set,
     ticket_assign,
@@ -43,8 +49,6 @@ from tickets.services import (
     ticket_reply_send,
     ticket_status_change,
 )
-
-_REPLY_KEY = "tickets.held_reply.{}"
 
 
 class TicketMessageInline(admin.TabularInline):
@@ -263,6 +267,7 @@ class TicketAdmin(admin.ModelAdmin):
         if parse_number("", str(object_id)) is None:
             raise Http404("문의 티켓을 찾을 수 없습니다.")
         ticket = get_object_or_404(Ticket, pk=object_id)
+        presence_beat(ticket_id=ticket.pk, user=request.user, typing=False)  # others see this page at once
         # The page follows the model permissions, as the admin's own inlines do: messages need
         # view_ticketmessage; each section decides what its user may see.
         user = request.user
@@ -300,7 +305,16 @@ class TicketAdmin(admin.ModelAdmin):
             and user.has_perm("tickets.view_ticket")
             and ticket.status != Ticket.Status.CLOSED
             and not any(shown.section.takes_reply(shown.context) for shown in answer),
-            "reply_initial": request.session.pop(_REPLY_KEY.format(ticket.pk), None) or "",
+            "reply_initial": held_reply_take(request, ticket.pk),
+            # The newest customer message or answer on this screen: a reply sent from it is refused if the
+            # conversation moved on meanwhile (409 ticket_changed), with the text kept.
+            "last_seen_message_id": ticket.messages.filter(author_type__in=CONVERSATION_AUTHORS)
+            .order_by("-id")
+            .values_list("id", flat=True)
+            .first(),
+            "present": presence_list(ticket_id=ticket.pk, exclude_user_id=user.pk),
+            "presence_url": reverse("api-ops-ticket-presence", args=[ticket.number]),
+            "presence_every_s": max(3, int(settings.CS_PRESENCE_TTL_S) // 3),
         }
         return super().change_view(request, object_id, form_url, extra)
 
@@ -398,12 +412,14 @@ class TicketAdmin(admin.ModelAdmin):
                 tags=request.POST.getlist("tags"),
                 close=close,
                 override_reason=request.POST.get("override_reason", ""),
+                last_seen_message_id=last_seen_from(request.POST),
                 actor=request.user,
             )
         except DomainError as exc:
             self.message_user(request, exc.message, messages.ERROR)
-            request.session[_REPLY_KEY.format(ticket_id)] = body  # not sent, not lost
+            held_reply_keep(request, ticket_id, body)  # not sent, not lost
             return self._back(ticket_id)
+        presence_leave(ticket_id=ticket_id, user=request.user)
         self.message_user(
             request, "답변을 보내고 문의를 종료했습니다." if close else "답변을 보냈습니다.", messages.SUCCESS
         )

@@ -23,11 +23,12 @@ from common.apis import CustomerThrottle, IsCustomer, IsStaff, TicketMessageThro
 from common.budget import model_budget_charge
 from common.business_hours import after_hours_notice, business_calendar
 from common.errors import InvalidState
-from common.fields import StrictBooleanField, StrictCharField
+from common.fields import StrictBooleanField, StrictCharField, StrictIntegerField
 from orders.selectors import customer_order_get
 from tickets.api_parts import ops_ticket_parts
 from tickets.models import Ticket, TicketMessage
 from tickets.policy import OVERRIDE_REASON_MAX, SLA_STATE_LABELS
+from tickets.presence import presence_beat, presence_leave, presence_list
 from tickets.selectors import (
     UNASSIGNED,
     SlaView,
@@ -332,6 +333,14 @@ class _PartFields:
         return fields
 
 
+@extend_schema_serializer(component_name="OpsPresent")
+class PresentSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    name = serializers.CharField(help_text="사람이 읽는 이름 (예: 김상담)")
+    typing = serializers.BooleanField(help_text="true: 답변 작성 중, false: 보는 중")
+    words = serializers.CharField(help_text="화면에 쓰는 문장 (예: 김상담님이 작성 중)")
+
+
 class OpsTicketListApi(APIView):
     permission_classes = [IsStaff]
 
@@ -412,27 +421,66 @@ class OpsTicketDetailApi(APIView):
     class OutputSerializer(_PartFields, OpsTicketSerializer):
         part_view = "detail"
         messages = OpsMessageSerializer(many=True, source="message_list")
+        present = PresentSerializer(
+            many=True, source="present_list", help_text="지금 이 문의를 열어 둔 다른 상담원 (보는 중 / 작성 중)"
+        )
 
         class Meta(OpsTicketSerializer.Meta):
-            fields = (*OpsTicketSerializer.Meta.fields, "messages")
+            fields = (*OpsTicketSerializer.Meta.fields, "messages", "present")
 
     @extend_schema(responses={200: OutputSerializer}, summary="[운영] 문의 대화와 초안 전체")
     def get(self, request, ticket_id: str):
         ticket = ticket_get(ticket_id=ticket_id)
         ticket.message_list = list(ticket.messages.order_by("id"))
+        ticket.present_list = presence_list(ticket_id=ticket.pk, exclude_user_id=request.user.pk)
         context = {}
         for part in ops_ticket_parts():
             context.update(part.detail_load(ticket, request))
         return Response(self.OutputSerializer(ticket, context=context).data)
 
 
+MESSAGE_ID_MAX = 2**63 - 1  # a BigAutoField
+TICKET_CHANGED_EXAMPLE = {
+    "code": "ticket_changed",
+    "detail": "김상담님이 14:02에 먼저 답변했습니다. 작성하신 내용은 아래에 그대로 있습니다. 새 내용을 확인한 뒤 "
+    "다시 보내 주세요.",
+    "messages": [
+        {
+            "message_id": 42,
+            "author_type": "OPERATOR",
+            "author_display": "상담원",
+            "author": "operator",
+            "author_name": "김상담",
+            "body": "주문하신 상품은 내일 도착합니다.",
+            "created_at": "2026-07-27T14:02:10+09:00",
+        }
+    ],
+    "body": "확인해 보니 내일 도착 예정입니다.",
+}
+
+
+@extend_schema_serializer(component_name="OpsChangedMessage")
+class ChangedMessageSerializer(serializers.Serializer):
+    message_id = serializers.IntegerField()
+    author_type = serializers.CharField()
+    author_display = serializers.CharField()
+    author = serializers.CharField(allow_null=True, help_text="상담원의 로그인 이름 (고객이면 null)")
+    author_name = serializers.CharField(help_text="사람이 읽는 이름: 김상담 / 고객")
+    body = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
 @extend_schema_serializer(component_name="OpsReplyHeld")
 class ReplyHeldSerializer(serializers.Serializer):
     code = serializers.CharField(
-        help_text="reply_blocked (override_reason으로 발송 가능) · ticket_closed · unknown_tag · empty_reply · "
-        "reply_too_long · override_reason_too_long · reply_unchecked"
+        help_text="reply_blocked (override_reason으로 발송 가능) · ticket_changed · ticket_closed · unknown_tag · "
+        "empty_reply · reply_too_long · override_reason_too_long · reply_unchecked"
     )
     detail = serializers.CharField(help_text="보내지 않은 사유 (한국어)")
+    messages = ChangedMessageSerializer(
+        many=True, required=False, help_text="ticket_changed일 때만: 화면에 없던 새 메시지와 작성자"
+    )
+    body = serializers.CharField(required=False, help_text="ticket_changed일 때만: 보내지 않은 답변 (그대로)")
 
 
 class OpsTicketReplyApi(APIView):
@@ -454,6 +502,15 @@ class OpsTicketReplyApi(APIView):
             help_text="예외 발송 사유. 답변이 고객의 처리 기록에 없는 환불·취소를 약속할 때만 필요하며, "
             "사유와 보낸 사람이 티켓의 시스템 메모로 기록됩니다.",
         )
+        last_seen_message_id = StrictIntegerField(
+            required=False,
+            allow_null=True,
+            default=None,
+            min_value=0,
+            max_value=MESSAGE_ID_MAX,
+            help_text="답변을 쓰는 동안 화면에 있던 가장 최근 메시지 번호. 그 뒤에 고객 메시지나 다른 상담원의 "
+            "답변이 있으면 보내지 않고 409 ticket_changed로 그 메시지들과 작성한 내용을 돌려줍니다.",
+        )
 
     @extend_schema_serializer(component_name="OpsTicketReply")
     class OutputSerializer(OpsTicketSerializer):
@@ -470,12 +527,15 @@ class OpsTicketReplyApi(APIView):
                 ReplyHeldSerializer,
                 description="보내지 않음. reply_blocked: 답변이 고객의 처리 기록에 없는 환불·취소(승인완료)를 "
                 "약속함 — override_reason을 보내면 기록을 남기고 발송합니다. ticket_closed: 종료된 문의. "
+                "ticket_changed: last_seen_message_id 뒤에 새 고객 메시지나 다른 상담원의 답변이 있음 — "
+                "messages(새 메시지와 작성자)와 body(보내지 않은 답변)가 함께 옵니다. "
                 "생성된(GENERATED) 초안이 있으면 그 초안은 이 상담원의 반려로 기록됩니다.",
                 examples=[
                     OpenApiExample(
                         "reply_blocked",
                         {"code": "reply_blocked", "detail": "이 답변은 보낼 수 없습니다. 고객의 처리 기록에 없는 …"},
                     ),
+                    OpenApiExample("ticket_changed", TICKET_CHANGED_EXAMPLE),
                 ],
             ),
         },
@@ -551,3 +611,38 @@ class OpsTicketPriorityApi(APIView):
         ticket = ticket_get(ticket_id=ticket_id)
         ticket_priority_change(ticket_id=ticket.pk, priority=data.validated_data["priority"], actor=request.user)
         return Response(OpsTicketSerializer(ticket_get(ticket_id=ticket_id)).data)
+
+
+class OpsTicketPresenceApi(APIView):
+    """The ticket page's heartbeat: "I have this ticket open (and am / am not writing)". Answers who else has
+    it open. Kept for CS_PRESENCE_TTL_S (Redis with a TTL, or a table in embedded mode); it informs, it locks
+    nothing (a reply's last_seen_message_id does that)."""
+
+    permission_classes = [IsStaff]
+    required_permissions = TICKET_READ
+
+    @extend_schema_serializer(component_name="OpsTicketPresenceInput")
+    class InputSerializer(serializers.Serializer):
+        typing = StrictBooleanField(required=False, default=False, help_text="답변 상자에 쓰는 중이면 true")
+        leaving = StrictBooleanField(required=False, default=False, help_text="페이지를 닫을 때 true")
+
+    @extend_schema_serializer(component_name="OpsTicketPresence")
+    class OutputSerializer(serializers.Serializer):
+        present = PresentSerializer(many=True, help_text="지금 이 문의를 열어 둔 다른 상담원")
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: OutputSerializer},
+        operation_id="ops_ticket_presence",
+        summary="[운영] 문의 보는 중 / 작성 중 알림 (하트비트)",
+    )
+    def post(self, request, ticket_id: str):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        ticket = ticket_get(ticket_id=ticket_id)
+        if data.validated_data["leaving"]:
+            presence_leave(ticket_id=ticket.pk, user=request.user)
+        else:
+            presence_beat(ticket_id=ticket.pk, user=request.user, typing=data.validated_data["typing"])
+        others = presence_list(ticket_id=ticket.pk, exclude_user_id=request.user.pk)
+        return Response(self.OutputSerializer({"present": others}).data)

@@ -206,3 +206,25 @@ class OperatorStatus(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} ({'상담 가능' if self.available else '자리 비움'})"
+
+
+class TicketPresence(models.Model):
+    """Who has a ticket open right now, when no Redis is configured (embedded mode): one row per (ticket, user),
+    refreshed by each heartbeat and ignored after `expires_at`. With REDIS_URL the same lives in Redis with a TTL
+    (tickets.presence). Not an audit record: nothing about the ticket changes."""
+
+    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="presence", verbose_name="티켓")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", verbose_name="상담원"
+    )
+    typing = models.BooleanField("작성 중", default=False)
+    expires_at = models.DateTimeField("만료 시각")
+
+    class Meta:
+        verbose_name = "티켓 보는 중"
+        verbose_name_plural = "티켓 보는 중"
+        constraints = [models.UniqueConstraint(fields=["ticket", "user"], name="ticket_presence_one_per_user")]
+        indexes = [models.Index(fields=["ticket", "expires_at"], name="ticket_presence_live")]
+
+    def __str__(self) -> str:
+        return f"{self.ticket_id} {self.user_id}"

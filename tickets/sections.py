@@ -97,3 +97,22 @@ def ticket_sections_for(request: HttpRequest, ticket: Ticket, slot: str) -> list
 
 def ticket_section_urls(site: AdminSite) -> list[URLPattern]:
     return [url for section in SECTIONS.values() for url in section.urls(site)]
+
+
+# The text an operator wrote and could not send comes back in the page's own reply box (never lost). A section
+# whose own box is gone by then (a draft a colleague answered with) hands its text over here.
+HELD_REPLY_KEY = "tickets.held_reply.{}"
+
+
+def held_reply_keep(request: HttpRequest, ticket_id: int, text: str) -> None:
+    request.session[HELD_REPLY_KEY.format(ticket_id)] = text
+
+
+def held_reply_take(request: HttpRequest, ticket_id: int) -> str:
+    return request.session.pop(HELD_REPLY_KEY.format(ticket_id), None) or ""
+
+
+def last_seen_from(data) -> int | None:
+    """The form's `last_seen_message_id` (the newest message on the writer's screen), or None."""
+    value = (data.get("last_seen_message_id") or "").strip()
+    return int(value) if value.isascii() and value.isdigit() and len(value) < 19 else None

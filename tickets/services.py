@@ -15,6 +15,7 @@ from common.actors import Actor
 from common.audit import actor_fields
 from common.business_hours import business_add, business_calendar, business_seconds_between
 from common.choices import choice_parse
+from common.display import person_name
 from common.errors import InvalidState, NotFound, PermissionDenied
 from common.outbox import outbox_enqueue
 from common.redaction import redact
@@ -281,10 +282,74 @@ def _status_set(
     return True
 
 
-def ticket_reply_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser, close: bool = False) -> TicketMessage:
+# --- two people on one ticket -------------------------------------------------------------------------------
+# What counts as "the ticket changed while you were writing": a customer's words or a colleague's answer (a
+# system note written with an answer is not news to the writer).
+CONVERSATION_AUTHORS = (TicketMessage.Author.CUSTOMER, TicketMessage.Author.OPERATOR)
+
+
+def _when_words(moment: datetime) -> str:
+    local = moment.astimezone(clock.SEOUL)
+    if local.date() == clock.now().astimezone(clock.SEOUL).date():
+        return f"{local:%H:%M}"
+    return f"{local.month}월 {local.day}일 {local:%H:%M}"
+
+
+def _message_data(message: TicketMessage) -> dict:
+    author = message.author if message.author_type == TicketMessage.Author.OPERATOR else None
+    return {
+        "message_id": message.pk,
+        "author_type": message.author_type,
+        "author_display": message.get_author_type_display(),
+        "author": author.get_username() if author is not None else None,
+        "author_name": person_name(author) if author is not None else message.get_author_type_display(),
+        "body": message.body,
+        "created_at": message.created_at.astimezone(clock.SEOUL).isoformat(),
+    }
+
+
+def ticket_conflict_check(*, ticket_id: int, last_seen_message_id: int | None, body: str) -> None:
+    """Call with the ticket row locked, before storing an answer written while looking at the conversation up to
+    `last_seen_message_id`. A newer customer message or operator answer means the writer has not seen it: nothing
+    is stored, and the 409 `ticket_changed` carries the newer messages with their authors and the writer's own
+    text, so it is never lost. Says who answered in plain words ("김상담님이 14:02에 먼저 답변했습니다")."""
+    if last_seen_message_id is None:
+        return
+    newer = list(
+        TicketMessage.objects.filter(
+            ticket_id=ticket_id, pk__gt=last_seen_message_id, author_type__in=CONVERSATION_AUTHORS
+        )
+        .select_related("author")
+        .order_by("id")
+    )
+    if not newer:
+        return
+    answers = [m for m in newer if m.author_type == TicketMessage.Author.OPERATOR]
+    if answers:
+        first = answers[0]
+        who = person_name(first.author) if first.author is not None else "다른 상담원"
+        news = f"{who}님이 {_when_words(first.created_at)}에 먼저 답변했습니다."
+    else:
+        news = f"고객이 {_when_words(newer[-1].created_at)}에 새 메시지를 보냈습니다."
+    raise InvalidState(
+        f"{news} 작성하신 내용은 아래에 그대로 있습니다. 새 내용을 확인한 뒤 다시 보내 주세요.",
+        code="ticket_changed",
+        data={"messages": [_message_data(m) for m in newer], "body": body},
+    )
+
+
+def ticket_reply_add(
+    *,
+    ticket: Ticket,
+    body: str,
+    actor: AbstractBaseUser,
+    close: bool = False,
+    last_seen_message_id: int | None = None,
+) -> TicketMessage:
     """An operator's answer to the customer: stored as an OPERATOR message, the ticket moved to 답변완료
     (or 종료 with `close`), one event per change, all in one transaction. The caller checks what the
-    text may say (the money-claim guard) and who may send it; this stores what was sent."""
+    text may say (the money-claim guard) and who may send it; this stores what was sent — unless the
+    conversation moved on past `last_seen_message_id` (409 ticket_changed, ticket_conflict_check)."""
     text = body.strip()
     if not text:
         raise InvalidState("보낼 답변이 비어 있습니다.", code="empty_reply")
@@ -293,7 +358,8 @@ def ticket_reply_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser, clos
     who = Actor.operator(actor)
     now = clock.now()
     with transaction.atomic():
-        locked = Ticket.objects.select_for_update().select_related("assignee").get(pk=ticket.pk)
+        locked = Ticket.objects.select_for_update(of=("self",)).select_related("assignee").get(pk=ticket.pk)
+        ticket_conflict_check(ticket_id=locked.pk, last_seen_message_id=last_seen_message_id, body=text)
         message = TicketMessage.objects.create(
             ticket=locked, author_type=TicketMessage.Author.OPERATOR, author=actor, body=text, created_at=now
         )
@@ -433,9 +499,12 @@ def ticket_reply_send(
     tags: Iterable[str] = (),
     close: bool = False,
     override_reason: str = "",
+    last_seen_message_id: int | None = None,
 ) -> TicketMessage:
     """An operator answers in their own words: after a draft was rejected, with drafts off, or when a draft
-    failed. The text passes the money-claim guard (`tickets.hooks`; InvalidState `reply_blocked`, nothing
+    failed. With `last_seen_message_id` (the newest message on the writer's screen) a newer customer message or
+    colleague's answer stops it: 409 `ticket_changed` with those messages and the text (ticket_conflict_check).
+    The text passes the money-claim guard (`tickets.hooks`; InvalidState `reply_blocked`, nothing
     sent, unless `override_reason` is given — then the reason and the operator are kept as a system note).
 
     The apps above are told in the same transaction (`tickets.hooks.reply_sent_hooks`): drafts marks a live
@@ -465,6 +534,7 @@ def ticket_reply_send(
         )
     with transaction.atomic():
         ticket = Ticket.objects.select_for_update().get(pk=ticket_id)
+        ticket_conflict_check(ticket_id=ticket.pk, last_seen_message_id=last_seen_message_id, body=text)
         if ticket.status == Ticket.Status.CLOSED:
             raise InvalidState("종료된 문의에는 답변할 수 없습니다.", code="ticket_closed")
         chosen = tags_resolve(tags)
@@ -508,7 +578,7 @@ def ticket_assign(*, ticket_id: int, assignee: AbstractBaseUser | None, actor: A
             code="assignee_invalid",
         )
     with transaction.atomic():
-        ticket = Ticket.objects.select_for_update().select_related("assignee").get(pk=ticket_id)
+        ticket = Ticket.objects.select_for_update(of=("self",)).select_related("assignee").get(pk=ticket_id)
         before = ticket.assignee
         if (before.pk if before else None) == (assignee.pk if assignee else None):
             return ticket

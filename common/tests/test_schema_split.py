@@ -15,6 +15,7 @@ def test_public_schema_has_no_staff_endpoint_and_staff_schema_has_them_all():
         "/api/ops/tickets/",
         "/api/ops/tickets/{ticket_id}/",
         "/api/ops/tickets/{ticket_id}/assign/",
+        "/api/ops/tickets/{ticket_id}/presence/",
         "/api/ops/tickets/{ticket_id}/priority/",
         "/api/ops/tickets/{ticket_id}/reply/",
     ]

@@ -129,6 +129,7 @@ def test_ops_api_matrix(world):
         "POST reject": ("post", f"/api/ops/drafts/{d}/reject/", bad),
         "POST decide": ("post", f"/api/ops/actions/{r}/decide/", {}),
         "POST priority": ("post", f"/api/ops/tickets/{t}/priority/", {"priority": "ASAP"}),
+        "POST presence": ("post", f"/api/ops/tickets/{t}/presence/", {"typing": "yes"}),
         "POST take (me)": ("post", f"/api/ops/tickets/{take}/assign/", {"assignee": "me"}),
         "POST give (someone else)": ("post", f"/api/ops/tickets/{give}/assign/", {"assignee": "admin"}),
         "POST release (own)": ("post", f"/api/ops/tickets/{release}/assign/", {"assignee": None}),
@@ -143,6 +144,8 @@ def test_ops_api_matrix(world):
         "POST reject": (401, 403, 403, 403, 400, 400, 400),
         "POST decide": (401, 403, 403, 403, 400, 400, 400),
         "POST priority": (401, 403, 403, 403, 400, 400, 400),
+        # "I have this ticket open": whoever may read the ticket (it changes nothing about it).
+        "POST presence": (401, 403, 403, 400, 400, 400, 400),
         # Anyone who answers tickets takes one for themselves; taking it from someone else needs assign_ticket
         # (the supervisor takes it from the operator, then the superuser from the supervisor).
         "POST take (me)": (401, 403, 403, 403, 200, 200, 200),
@@ -201,6 +204,7 @@ def test_ops_api_matrix(world):
         "/api/ops/actions/{action_id}/decide/",
         "/api/ops/tickets/{ticket_id}/assign/",
         "/api/ops/tickets/{ticket_id}/priority/",
+        "/api/ops/tickets/{ticket_id}/presence/",
     } <= set(staff)
     assert "/api/auth/logout/" in public and "/api/chat/" in staff
 
