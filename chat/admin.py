@@ -153,3 +153,17 @@ def _chat_link(request: HttpRequest, ticket: Ticket) -> dict | None:
 ticket_section_register(
     TicketSection(key="chat-link", slot=SIDE, template="admin/chat/ticket_chat_link.html", context=_chat_link)
 )
+
+
+def _customer_requests(request: HttpRequest, ticket: Ticket) -> dict | None:
+    """The customer's refunds, cancellations, exchanges and address changes (the agent's 처리 기록), newest first."""
+    if not request.user.has_perm("actions.view_actionrecord"):
+        return None
+    return {"requests": list(ActionRecord.objects.filter(customer_id=ticket.customer_id).order_by("-id")[:10])}
+
+
+# The ticket page's side panel lists the customer's requests: actions and tickets are independent, so chat (which
+# files those requests for the customer) registers the section.
+ticket_section_register(
+    TicketSection(key="requests", slot=SIDE, template="admin/chat/ticket_requests.html", context=_customer_requests)
+)

@@ -614,3 +614,25 @@ def find_sensitive(text: str) -> list[str]:
     if not text:
         return []
     return [name for name, present in _DETECTORS if present(text)]
+
+
+# --- contact data an operator may recognise but not read whole --------------------------------------------------
+MASK_DOT = "●"
+
+
+def mask_phone(phone: str | None) -> str:
+    """010-6645-1005 → 010-●●●●-1005: the middle digits hidden (as Korean shops print them, with a circle rather
+    than `*`, which reads as markdown on the admin pages); anything that is not a phone number becomes the marker."""
+    digits = re.sub(r"\D", "", phone or "")
+    if not 9 <= len(digits) <= 11:
+        return PHONE if phone else "-"
+    head = 2 if digits.startswith("02") else 3
+    return f"{digits[:head]}-{MASK_DOT * (len(digits) - head - 4)}-{digits[-4:]}"
+
+
+def mask_email(email: str | None) -> str:
+    """doyoon.jung@example.com → do●●●@example.com: enough to tell two addresses apart, not to write to one."""
+    local, at, domain = (email or "").partition("@")
+    if not at or not local or not domain:
+        return EMAIL if email else "-"
+    return f"{local[:2]}{MASK_DOT * 3}@{domain}"

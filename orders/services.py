@@ -35,8 +35,9 @@ OPERATOR_PERMISSIONS = (
     r"^(view_|decide$|review$|reply_ticket$|change_ticket|add_ticketmessage|change_tag|add_draftrating)"
 )
 SUPERVISOR_PERMISSIONS = r"^assign_ticket$"
-# How the desk names them to each other ("김상담님이 14:02에 먼저 답변했습니다"): (last name, first name).
-DEMO_STAFF_NAMES = {OPERATOR_USERNAME: ("김", "상담"), SUPERVISOR_USERNAME: ("박", "팀장")}
+# How the desk names them to each other ("김상담님이 14:02에 먼저 답변했습니다"): (last name, first name). The whole
+# Korean name sits in first_name, so Django's own "환영합니다, 김상담" reads right too.
+DEMO_STAFF_NAMES = {OPERATOR_USERNAME: ("", "김상담"), SUPERVISOR_USERNAME: ("", "박팀장")}
 OPERATOR_APPS = (
     "orders",
     "actions",

@@ -10,6 +10,8 @@ from common.redaction import (
     STACK,
     TOKEN,
     find_sensitive,
+    mask_email,
+    mask_phone,
     redact,
     redact_obj,
 )
@@ -144,3 +146,31 @@ def test_find_sensitive_is_empty_for_every_fixture_message_after_redaction():
         assert find_sensitive(json.dumps(redact_obj(row["attributes"]), ensure_ascii=False)) == [], row["event_key"]
     # The fixture must actually exercise the families the diagnosis has to hide.
     assert {"stack_trace", "internal_url", "bearer_token", "card_number", "phone", "email", "secret_param"} <= raw_hits
+
+
+@pytest.mark.parametrize(
+    "phone, shown",
+    [
+        ("010-6645-1005", "010-●●●●-1005"),
+        ("01066451005", "010-●●●●-1005"),
+        ("02-123-4567", "02-●●●-4567"),
+        ("전화 없음", "[전화번호]"),
+        ("", "-"),
+        (None, "-"),
+    ],
+)
+def test_mask_phone_hides_the_middle_digits(phone, shown):
+    assert mask_phone(phone) == shown
+
+
+@pytest.mark.parametrize(
+    "email, shown",
+    [
+        ("doyoon.jung@example.com", "do●●●@example.com"),
+        ("a@b.kr", "a●●●@b.kr"),
+        ("not-an-email", "[이메일]"),
+        ("", "-"),
+    ],
+)
+def test_mask_email_keeps_two_letters_and_the_domain(email, shown):
+    assert mask_email(email) == shown

@@ -12,6 +12,7 @@ from diagnostics.schemas import VERDICT_LABELS
 from drafts.models import Draft
 from knowledge.models import KnowledgeDocument
 from tickets.models import TicketMessage
+from tickets.tests.pages import unlabelled
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -165,3 +166,10 @@ def test_review_panel_diagnosis_reads_korean_with_local_times_and_linked_events(
     visible = re.sub(r"<[^>]+>", " ", re.sub(r'title="[^"]*"', "", panel))
     assert not re.search(r"\d{4}-\d{2}-\d{2}T|PG_TIMEOUT|FAILURE_POINT_IDENTIFIED", visible)
     assert "doyoon.jung@example.com" not in html and "010-6645-1005" not in html
+
+
+def test_the_draft_send_box_comes_before_the_review_material_and_every_control_is_labelled(operator_client, live_draft):
+    html = operator_client.get(_page(live_draft.ticket_id)).content.decode()
+    assert html.index('id="cs-final-body"') < html.index('id="cs-draft-details"') < html.index('id="cs-diagnosis"')
+    assert '<label for="cs-final-body"' in html and '<label for="cs-override-reason"' in html
+    assert unlabelled(html) == []

@@ -13,6 +13,7 @@ from orders.tests.factories import OrderFactory
 from tickets.models import Ticket
 from tickets.services import ticket_reply_add
 from tickets.tests.factories import TagFactory, TicketFactory
+from tickets.tests.pages import unlabelled
 
 pytestmark = pytest.mark.django_db
 
@@ -115,7 +116,8 @@ def test_the_list_sorts_by_due_time_and_shows_sla_in_colour_and_word(kim_client,
     settings.CS_NOW = "2026-08-13T11:40:00+09:00"  # 20 minutes left of the payment's 2 hours
     page = kim_client.get(reverse("admin:tickets_ticket_changelist")).content.decode()
     assert page.index(f">{payment.number}<") < page.index(f">{normal.number}<")  # the nearer due time first
-    assert 'class="cs-sla cs-sla-at_risk" style="color:#b45309;font-weight:bold"' in page and "● 기한 임박" in page
+    assert 'class="cs-sla cs-sla-at_risk" style="color:#b45309;font-weight:bold;white-space:nowrap"' in page
+    assert "● 기한 임박" in page
     assert "● 기한 내" in page  # a word with every colour
     assert "1시간 40분" in page  # 대기 시간: since the customer's message
     for header in ("담당자", "우선순위", "대기 시간", "요약"):
@@ -191,3 +193,65 @@ def test_the_header_toggles_availability(kim_client):
     assert "● 상담 가능" in kim_client.get(reverse("admin:index")).content.decode()
     kim_client.post(reverse("admin:tickets_ticket_availability"), {"available": "0", "next": "https://evil.example/"})
     assert not OperatorStatus.objects.get(user=kim_client.user).available
+
+
+# --- the ticket page made for work ---------------------------------------------------------------------------------
+def test_the_ticket_page_shows_the_customer_masked_with_their_orders_requests_and_earlier_tickets(
+    client, operator_user
+):
+    from actions.services import refund_request
+    from orders.models import Customer
+    from tickets.services import ticket_create
+
+    c003 = Customer.objects.select_related("user").get(pk="C003")
+    earlier = ticket_create(
+        customer=c003, category="배송", subject="지난 문의", body="?", source="API", author=c003.user
+    )
+    record = refund_request(
+        customer=c003,
+        order_id="HR20260721001",
+        reason="하자",
+        reason_category="DEFECT",
+        actor=Actor.customer_agent(c003),
+    ).record
+    ticket = ticket_create(
+        customer=c003, category="결제", subject="결제 오류", body="?", source="API", author=c003.user
+    )
+    client.force_login(operator_user)
+    html = client.get(reverse("admin:tickets_ticket_change", args=[ticket.pk])).content.decode()
+    side = html[html.index('id="cs-side"') : html.index("</aside>")]
+    assert c003.phone not in html and c003.email not in html  # masked, as everywhere
+    assert "●●●●" in side and f"{c003.email[:2]}●●●@{c003.email.split('@')[1]}" in side
+    assert f'<a href="{reverse("admin:orders_customer_change", args=["C003"])}">C003</a>' in side
+    assert f'<a href="{reverse("admin:orders_order_change", args=["HR20260721001"])}">HR20260721001</a>' in side
+    assert f'<a href="{reverse("admin:actions_actionrecord_change", args=[record.pk])}">{record.number}</a>' in side
+    assert f'<a href="{reverse("admin:tickets_ticket_change", args=[earlier.pk])}">{earlier.number}</a>' in side
+    assert f">{ticket.number}</a>" not in side  # not itself
+
+
+def test_every_control_on_the_ticket_page_has_a_label_and_the_reply_box_comes_first(client, operator_user, settings):
+    from orders.models import Customer
+    from tickets.services import ticket_create, ticket_message_add
+
+    settings.CS_AI_DRAFTS_ENABLED = False
+    c003 = Customer.objects.select_related("user").get(pk="C003")
+    ticket = ticket_create(
+        customer=c003, category="배송", subject="배송", body="첫 질문", source="API", author=c003.user
+    )
+    for n in range(5):
+        ticket_message_add(ticket=ticket, body=f"추가 질문 {n}", author=c003.user)
+    client.force_login(operator_user)
+    html = client.get(reverse("admin:tickets_ticket_change", args=[ticket.pk])).content.decode()
+    assert unlabelled(html) == []
+    # The reply box sits beside the newest messages, above the ticket's form; older messages fold away.
+    assert html.index('id="cs-reply-body"') < html.index('id="ticket_form"')
+    older = html[html.index('id="cs-older"') : html.index("</details>", html.index('id="cs-older"'))]
+    assert "이전 대화 2건 보기" in older and "첫 질문" in older and "추가 질문 4" not in older
+    assert "추가 질문 4" in html[html.index('id="cs-conversation"') : html.index('id="cs-answer"')]
+
+
+def test_the_checker_finds_an_unlabelled_textarea():
+    assert unlabelled('<textarea name="body"></textarea>') == ["textarea name=body id=None"]
+    assert unlabelled('<label for="b">답변</label><textarea id="b"></textarea>') == []
+    assert unlabelled('<label><input type="checkbox" name="x"> 종료</label>') == []
+    assert unlabelled('<input type="hidden" name="t">') == []
