@@ -6,6 +6,7 @@ import re
 
 import pytest
 from django.apps import apps
+from django.urls import reverse
 from django.utils import timezone
 
 from actions.models import ActionRecord
@@ -116,3 +117,26 @@ def test_the_migration_backfills_order_ids_from_action_records_and_not_found_ans
     done = ToolCall.objects.get(action_number=record.number)
     assert by_id[done.pk] == ORDER and by_id[unknown.pk] == "HR999"
     assert by_id[ToolCall.objects.get(ok=False, action_number="", reason=REFUSED).pk] is None  # not recoverable
+
+
+def test_the_ticket_page_lists_the_customers_requests_in_its_side_panel(client, operator_user, c003):
+    """chat registers the section (tickets.sections): actions and tickets are independent of each other."""
+    from actions.services import refund_request
+    from common.actors import Actor
+    from tickets.services import ticket_create
+
+    record = refund_request(
+        customer=c003,
+        order_id="HR20260721001",
+        reason="하자",
+        reason_category="DEFECT",
+        actor=Actor.customer_agent(c003),
+    ).record
+    ticket = ticket_create(
+        customer=c003, category="결제", subject="결제 오류", body="?", source="API", author=c003.user
+    )
+    client.force_login(operator_user)
+    html = client.get(reverse("admin:tickets_ticket_change", args=[ticket.pk])).content.decode()
+    side = html[html.index('id="cs-side"') : html.index("</aside>")]
+    link = reverse("admin:actions_actionrecord_change", args=[record.pk])
+    assert f'<a href="{link}">{record.number}</a> · 환불요청 · 승인대기 · HR20260721001' in side
