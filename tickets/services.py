@@ -671,6 +671,17 @@ def ticket_priority_change(*, ticket_id: int, priority: str, actor: AbstractBase
     return True
 
 
+def ticket_clocks_recount(*, ticket_id: int) -> None:
+    """Count a ticket's first-response and resolution due times again from its creation, for tickets whose
+    creation time was set afterwards (the demo seeding places its inquiries at their story times). Derived values
+    only, no decision: no event."""
+    with transaction.atomic():
+        ticket = Ticket.objects.select_for_update().get(pk=ticket_id)
+        _dues_set(ticket)
+        ticket.sla_due_at = policy.nearest_due(sla_clocks(ticket))
+        ticket.save(update_fields=SLA_FIELDS)
+
+
 def tickets_auto_close() -> int:
     """The sweep's part: answered tickets (waiting on the customer) with no customer reply for
     CS_AUTO_CLOSE_DAYS days close by themselves, one short transaction each, re-checked under the row lock

@@ -5,6 +5,8 @@ change leaves its TicketEvent."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -290,3 +292,17 @@ def test_an_answered_ticket_without_a_customer_reply_closes_by_itself(kim, setti
     ]
     # Answered on time and left by the customer: the wait does not count against the desk.
     assert _api(kim).get(f"/api/ops/tickets/{answered.number}/").json()["sla_state"] == "ok"
+
+
+def test_clocks_recounted_from_a_back_dated_creation(settings, quiet):
+    """What the demo seeding does after placing an inquiry at its story time."""
+    from common.clock import SEOUL
+    from tickets.services import ticket_clocks_recount
+
+    settings.CS_NOW = "2026-12-01T10:00:00+09:00"
+    ticket = _open()
+    Ticket.objects.filter(pk=ticket.pk).update(created_at=datetime(2026, 8, 14, 17, 0, tzinfo=SEOUL))
+    ticket_clocks_recount(ticket_id=ticket.pk)
+    ticket.refresh_from_db()
+    assert ticket.first_response_due_at == datetime(2026, 8, 18, 17, 0, tzinfo=SEOUL)  # 보통: 9 business hours
+    assert ticket.sla_due_at == ticket.first_response_due_at
