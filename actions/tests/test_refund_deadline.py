@@ -8,7 +8,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from actions.execution import external_executor_register
+from actions import execution
+from actions.execution import ShopExecutor
 from actions.models import ActionEvent, ActionRecord
 from actions.services import action_decide, action_result_record, refund_request
 from common.actors import Actor
@@ -23,11 +24,10 @@ def operator(shop):
 
 
 @pytest.fixture
-def shop_executes():
-    """A connected shop carries out the money (actions.execution): approval leaves it 처리중 until it reports."""
-    external_executor_register(lambda order_id: True)
-    yield
-    external_executor_register(None)
+def shop_executes(monkeypatch):
+    """A connected shop carries out the money (actions.execution): approval leaves it 처리중 until it reports.
+    The seam's registration is put back afterwards (the integration app fills it at start-up)."""
+    monkeypatch.setattr(execution, "_executor", lambda order_id: ShopExecutor("테스트 쇼핑몰"))
 
 
 def _approved_refund(operator, settings) -> ActionRecord:
