@@ -170,7 +170,7 @@ def test_the_checker_finds_what_it_looks_for():
 
 
 @pytest.fixture
-def world(shop_knowledge, offline_model):
+def world(shop_knowledge, offline_model, settings):
     """One record in each state an operator meets: the demo's inquiries with their drafts (generated, applied
     edited, rejected, failed with its dead letter), refunds and cancels pending / approved (done) / rejected, an
     exchange and an address change, a refusal, a chat with tool calls and a handoff, model calls."""
@@ -253,6 +253,31 @@ def world(shop_knowledge, offline_model):
     )
     DeadLetter.objects.create(ticket=ticket, source_message=ticket.messages.first(), error="worker lost")
     Draft.objects.filter(ticket=ticket).update(status=Draft.Status.FAILED)
+
+    # Working as a team: a ticket taken, given away and re-prioritised; one handed out by round robin; one an
+    # operator answered and the customer left, closed by the sweep (every kind of event the desk writes).
+    from tickets.services import (
+        operator_availability_set,
+        ticket_assign,
+        ticket_priority_change,
+        ticket_reply_add,
+        tickets_auto_close,
+    )
+
+    supervisor = get_user_model().objects.get(username="supervisor")
+    ticket_assign(ticket_id=ticket.pk, assignee=operator, actor=operator)
+    ticket_assign(ticket_id=ticket.pk, assignee=supervisor, actor=supervisor)
+    ticket_priority_change(ticket_id=ticket.pk, priority="URGENT", actor=supervisor)
+    settings.CS_AUTO_ASSIGN = "round_robin"
+    operator_availability_set(available=True, actor=operator)
+    settings.CS_NOW = "2026-07-10T10:00:00+09:00"
+    left = ticket_create(
+        customer=c004, category="배송", subject="배송 문의", body="언제 오나요?", source="API", author=c004.user
+    )
+    ticket_reply_add(ticket=left, body="내일 도착합니다.", actor=supervisor)
+    settings.CS_NOW = None
+    settings.CS_AUTO_ASSIGN = ""
+    assert tickets_auto_close() == 1
     return {"pending": pending}
 
 
@@ -301,3 +326,57 @@ def test_every_model_an_operator_sees_is_named_in_korean(operator_user):
         if not (HANGUL.search(str(m._meta.verbose_name)) and HANGUL.search(str(m._meta.verbose_name_plural)))
     ]
     assert not english
+
+
+def test_the_team_desk_reads_korean_on_the_ticket_page_and_list(shop, client, settings):
+    """Every event the team desk writes (담당자 변경 by a person and by round robin, 우선순위 변경, a reply by someone
+    other than the assignee, 자동 종료), the SLA words and the side panel, on one page, through the same checker."""
+    from django.contrib.auth import get_user_model
+
+    from orders.models import Customer
+    from tickets.services import (
+        operator_availability_set,
+        ticket_assign,
+        ticket_create,
+        ticket_priority_change,
+        ticket_reply_add,
+        tickets_auto_close,
+    )
+
+    settings.CS_AI_DRAFTS_ENABLED = False
+    users = get_user_model().objects
+    operator, supervisor = users.get(username="operator"), users.get(username="supervisor")
+    c003 = Customer.objects.select_related("user").get(pk="C003")
+    settings.CS_AUTO_ASSIGN = "round_robin"
+    operator_availability_set(available=True, actor=operator)
+    settings.CS_NOW = "2026-07-10T10:00:00+09:00"
+    ticket = ticket_create(
+        customer=c003, category="결제", subject="결제 문의", body="?", source="API", author=c003.user
+    )
+    ticket_assign(ticket_id=ticket.pk, assignee=supervisor, actor=supervisor)
+    ticket_priority_change(ticket_id=ticket.pk, priority="URGENT", actor=supervisor)
+    ticket_reply_add(ticket=ticket, body="확인했습니다.", actor=operator)  # not the assignee
+    settings.CS_NOW = None
+    assert tickets_auto_close() == 1
+    client.force_login(operator)
+    codes, names = _choice_codes(), _english_model_names()
+    for path in (
+        f"/admin/tickets/ticket/{ticket.pk}/change/",
+        "/admin/tickets/ticket/",
+        "/admin/tickets/operatorstatus/",
+    ):
+        response = client.get(path, HTTP_ACCEPT_LANGUAGE=ENGLISH_BROWSER)
+        parser = _Text()
+        parser.feed(response.content.decode())
+        text = " | ".join(parser.chunks)
+        assert leaks(text, codes=codes, model_names=names) == [], path
+    page = client.get(f"/admin/tickets/ticket/{ticket.pk}/change/").content.decode()
+    for words in (
+        "담당자 변경",
+        "순번제 자동 배정",
+        "우선순위 변경",
+        "높음 → 긴급",
+        "자동 종료",
+        "담당자가 답변",
+    ):
+        assert words in page, words
