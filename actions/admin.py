@@ -15,7 +15,7 @@ from actions.models import ActionEvent, ActionRecord, ReasonCategory
 from actions.policy import days_since
 from actions.selectors import RefundDeadline, action_refund_deadline, with_settled_at
 from actions.services import DECIDE_PERMISSION, action_decide
-from common.admin import ReadOnlyAdmin
+from common.admin import LiveChangeListMixin, ReadOnlyAdmin
 from common.business_hours import business_calendar
 from common.clock import today
 from common.display import fields_html, value_words, won
@@ -108,8 +108,10 @@ def _age(delta_seconds: float) -> str:
 
 
 @admin.register(ActionRecord)
-class ActionRecordAdmin(ReadOnlyAdmin):
+class ActionRecordAdmin(LiveChangeListMixin, ReadOnlyAdmin):
     """The approval queue. Opens on 승인대기; decisions go through `action_decide`, one row at a time."""
+
+    live_topic = "actions"  # new requests appear by themselves (common.admin.LiveChangeListMixin)
 
     # 경과 second: the elapsed time is what the queue is about, and it stays on screen at 1280 px.
     list_display = (

@@ -4,7 +4,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import Count, OuterRef, QuerySet, Subquery
 
 from actions import policy
 from actions.claims import Claim, MoneyFact, OrderFact, claims_unsupported, find_money_claims
@@ -19,6 +19,25 @@ from orders.selectors import customer_order_get, order_not_found_message  # noqa
 
 def action_record_list(*, customer: Customer) -> QuerySet[ActionRecord]:
     return ActionRecord.objects.filter(customer=customer).select_related("order__product").order_by("-id")
+
+
+def action_queue_counts() -> dict[str, int]:
+    """The approval queue's figures on the admin index: requests waiting for a person, and approved ones the
+    shop reported it could not carry out (a person must follow up)."""
+    rows = dict(
+        ActionRecord.objects.filter(status__in=[ActionRecord.Status.PENDING, ActionRecord.Status.FAILED])
+        .order_by()
+        .values_list("status")
+        .annotate(n=Count("id"))
+    )
+    return {"pending": rows.get(ActionRecord.Status.PENDING, 0), "failed": rows.get(ActionRecord.Status.FAILED, 0)}
+
+
+def action_events_since_marker(*, customer_id: str | None = None) -> QuerySet[ActionEvent]:
+    """The rows whose arrival means the approval queue or a customer's request list may show something new
+    (common.live): every record's audit rows for staff, or only those of one customer's own records."""
+    events = ActionEvent.objects.all()
+    return events if customer_id is None else events.filter(record__customer_id=customer_id)
 
 
 ADDRESS_DETAIL_KEYS = ("new_address", "old_address")

@@ -1,9 +1,12 @@
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from django import forms
 from django.contrib import admin
 from django.db import models
+from django.urls import reverse
+from django.utils.http import urlencode
 
+from common.live import live_staff_allowed, live_staff_cursor
 from common.models import OutboxMessage
 
 
@@ -53,6 +56,42 @@ class CodeLabelFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset):
         return queryset.filter(**{self.parameter_name: self.value()}) if self.value() else queryset
+
+
+def live_script(user, topics: Sequence[str]) -> forms.Script | None:
+    """The script that keeps a page's lists and counts current (common/static/common/live.js), carrying the
+    change endpoint's URL for `topics` and the token the page was rendered at (a change between the render and
+    the first question is not lost). None for a user who may not read every topic."""
+    if not live_staff_allowed(user, topics):
+        return None
+    return forms.Script(
+        "common/live.js",
+        **{
+            "data-live-url": f"{reverse('live-staff')}?{urlencode({'topics': ','.join(topics)})}",
+            "data-live-etag": f'"{live_staff_cursor(user=user, topics=topics)}"',
+        },
+    )
+
+
+class LiveChangeListMixin:
+    """A changelist that shows new and changed rows without a reload. Set `live_topic` (a common.live topic
+    whose permission is the list's view permission). The page asks the change endpoint every few seconds with
+    If-None-Match (304 while nothing moved); when the token moves it fetches its own URL again — the same
+    filters, search, ordering and page — and puts the new rows in, keeping the selected rows and the chosen
+    action. It does so at once while the operator is not working in the list; while rows are selected, an
+    action is chosen, the pointer is on the list or the focus is in the list, search or filters, it shows
+    "새 항목 N건 — 새로고침" instead, so no row moves under the operator's hand."""
+
+    live_topic = ""
+
+    def changelist_view(self, request, extra_context=None):
+        response = super().changelist_view(request, extra_context)
+        context = getattr(response, "context_data", None)
+        if self.live_topic and context is not None and "media" in context:
+            script = live_script(request.user, (self.live_topic,))
+            if script is not None:
+                context["media"] = context["media"] + forms.Media(js=[script], css={"all": ["common/live.css"]})
+        return response
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -9,6 +9,7 @@ from actions.apis import OpsActionDecideApi
 from chat.apis import ChatTurnApi, ConversationDetailApi
 from common import converters
 from cs_project.apis import RequestListApi
+from cs_project.live import LiveChangesApi
 from drafts.apis import OpsDraftApplyApi, OpsDraftRejectApi
 from orders.apis import OrderListApi, ProductDetailApi
 from orders.models import PRODUCT_ID_PATTERN
@@ -45,6 +46,7 @@ urlpatterns = [
     path("orders/", OrderListApi.as_view(), name="api-orders"),
     path("products/<product_id:product_id>/", ProductDetailApi.as_view(), name="api-product"),
     path("requests/", RequestListApi.as_view(), name="api-requests"),
+    path("live/", LiveChangesApi.as_view(), name="api-live"),
     path("tickets/", TicketListCreateApi.as_view(), name="api-tickets"),
     path("tickets/<ticket_number:ticket_id>/", TicketDetailApi.as_view(), name="api-ticket-detail"),
     path("tickets/<ticket_number:ticket_id>/messages/", TicketMessageCreateApi.as_view(), name="api-ticket-messages"),

@@ -44,10 +44,12 @@ class DraftsConfig(AppConfig):
         # Imports here, not for a cycle: an apps.py module loads before the app registry is ready.
         from celery.signals import worker_init, worker_process_init, worker_ready
 
+        from common.live import live_topic_extend
         from common.outbox import outbox_register
         from drafts import offline_handlers  # noqa: F401  (registers the built-in model's structured replies)
         from drafts.apis import OPS_TICKET_PART
         from drafts.guard import reply_claims_unsupported
+        from drafts.models import DraftEvent
         from drafts.services import drafts_reject_on_own_reply
         from drafts.tasks import draft_requested_handler
         from tickets.api_parts import ops_ticket_part_register
@@ -61,6 +63,8 @@ class DraftsConfig(AppConfig):
         reply_sent_register("drafts.reject_live_draft", drafts_reject_on_own_reply)
         # The staff ticket API shows each ticket's drafts (tickets.api_parts).
         ops_ticket_part_register(OPS_TICKET_PART)
+        # The ticket list's 초안 column moves with the drafts' audit rows, for those who may read drafts.
+        live_topic_extend("tickets", permission="drafts.view_draft", events=DraftEvent.objects.all)
         self._warm_up_if_serving()
 
         worker_init.connect(_timing_warn, weak=False, dispatch_uid="drafts.timing_warn")

@@ -17,7 +17,7 @@ from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 from django.utils.translation import ngettext
 
-from common.admin import AuditEventInline, ReadOnlyAdmin
+from common.admin import AuditEventInline, LiveChangeListMixin, ReadOnlyAdmin
 from common.business_hours import moment_words
 from common.display import payload_line
 from common.errors import DomainError
@@ -194,7 +194,8 @@ def _column_display(column: TicketColumn):
 
 
 @admin.register(Ticket)
-class TicketAdmin(admin.ModelAdmin):
+class TicketAdmin(LiveChangeListMixin, admin.ModelAdmin):
+    live_topic = "tickets"  # the list shows new inquiries by itself (common.admin.LiveChangeListMixin)
     change_form_template = "admin/tickets/ticket/change_form.html"
     # What an operator picks the next ticket by comes first; at 1280 px beside the admin's menu and filters the
     # row fits without the subject breaking into one character per line.

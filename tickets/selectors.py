@@ -14,7 +14,7 @@ from common.errors import NotFound
 from common.numbering import parse_number
 from orders.models import Customer
 from tickets import policy
-from tickets.models import Ticket, TicketMessage
+from tickets.models import Ticket, TicketEvent, TicketMessage
 
 
 def customer_ticket_get(*, customer: Customer, ticket_id: str) -> Ticket:
@@ -155,3 +155,10 @@ def ticket_sla(ticket: Ticket, snapshot: SlaSnapshot) -> SlaView:
         next_response_due_at=ticket.next_response_due_at,
         resolution_due_at=None if paused else ticket.resolution_due_at,
     )
+
+
+def ticket_events_since_marker(*, customer_id: str | None = None) -> QuerySet[TicketEvent]:
+    """The rows whose arrival means a ticket list may show something new (common.live): every ticket's audit
+    rows for staff, or only those of one customer's own tickets."""
+    events = TicketEvent.objects.all()
+    return events if customer_id is None else events.filter(ticket__customer_id=customer_id)

@@ -1,0 +1,237 @@
+"""The change endpoints (cs_project/live.py over common.live): who may ask, what 304/ETag means, and that no
+audience learns of another's changes. The pages that use them are driven in web/tests/test_browser_live.py."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.test import Client
+from rest_framework.test import APIClient
+
+from accounts.services import token_issue
+from actions.models import ActionRecord
+from actions.services import refund_request
+from common.actors import Actor
+from common.live import change_marker
+from orders.models import Customer
+from tickets.models import TicketEvent
+from tickets.services import ticket_create
+
+pytestmark = pytest.mark.django_db
+
+LIVE = "/admin/live/"
+
+
+def _staff(username: str, *codenames: str):
+    user = get_user_model().objects.create_user(username, password="x", is_staff=True)
+    user.user_permissions.add(*Permission.objects.filter(codename__in=codenames))
+    return user
+
+
+def _client(user) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def _inquiry(customer_id: str = "C003", subject: str = "배송 문의"):
+    customer = Customer.objects.select_related("user").get(pk=customer_id)
+    return ticket_create(
+        customer=customer, category="DELIVERY", subject=subject, body="언제 와요?", source="API", author=customer.user
+    )
+
+
+def _refund():
+    c003 = Customer.objects.get(pk="C003")
+    return refund_request(
+        customer=c003,
+        order_id="HR20260721001",
+        reason="밑창이 떨어졌어요",
+        reason_category="DEFECT",
+        actor=Actor.customer_agent(c003),
+    ).record
+
+
+def test_each_topic_needs_the_view_permission_of_the_list_it_refreshes(shop, operator_user):
+    users = {
+        "anonymous": None,
+        "customer": Customer.objects.get(pk="C003").user,
+        "bare staff": _staff("bare"),
+        "ticket viewer": _staff("tickets-only", "view_ticket"),
+        "record viewer": _staff("records-only", "view_actionrecord"),
+        "operator": operator_user,
+        "superuser": get_user_model().objects.get(username="admin"),
+    }
+    expected = {  # tickets, actions, both
+        "anonymous": (401, 401, 401),
+        "customer": (403, 403, 403),
+        "bare staff": (403, 403, 403),
+        "ticket viewer": (200, 403, 403),
+        "record viewer": (403, 200, 403),
+        "operator": (200, 200, 200),
+        "superuser": (200, 200, 200),
+    }
+    seen = {
+        role: tuple(
+            _client(user).get(LIVE, {"topics": topics}).status_code
+            for topics in ("tickets", "actions", "tickets,actions")
+        )
+        for role, user in users.items()
+    }
+    assert seen == expected
+    refused = _client(users["bare staff"]).get(LIVE, {"topics": "tickets"})
+    assert refused.json() == {"code": "permission_denied", "detail": "이 목록을 볼 권한이 없습니다."}
+    assert _client(None).get(LIVE, {"topics": "tickets"}).json()["code"] == "not_authenticated"
+
+
+@pytest.mark.parametrize("query", [{}, {"topics": ""}, {"topics": "tickets,orders"}, {"topics": "users"}])
+def test_an_unknown_or_missing_topic_is_a_400(shop, operator_user, query):
+    response = _client(operator_user).get(LIVE, query)
+    assert response.status_code == 400 and response.json()["code"] == "unknown_topic"
+
+
+def test_only_get_is_answered(shop, operator_user):
+    response = _client(operator_user).post(LIVE + "?topics=tickets")
+    assert response.status_code == 405 and response["Allow"] == "GET"
+
+
+def test_304_while_nothing_changed_and_200_with_a_new_etag_after_a_new_inquiry(shop, operator_user):
+    client = _client(operator_user)
+    first = client.get(LIVE, {"topics": "tickets"})
+    assert first.status_code == 200 and first["ETag"].startswith('"')
+    assert "private" in first["Cache-Control"] and "no-cache" in first["Cache-Control"]
+    assert first.json()["cursor"] == first["ETag"].strip('"')
+
+    again = client.get(LIVE, {"topics": "tickets"}, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 304 and again.content == b"" and again["ETag"] == first["ETag"]
+
+    _inquiry()
+    moved = client.get(LIVE, {"topics": "tickets"}, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert moved.status_code == 200 and moved["ETag"] != first["ETag"]
+    assert client.get(LIVE, {"topics": "tickets"}, HTTP_IF_NONE_MATCH=moved["ETag"]).status_code == 304
+
+
+def test_the_queue_topic_moves_with_requests_not_with_inquiries_and_carries_the_index_counts(shop, operator_user):
+    client = _client(operator_user)
+    before = client.get(LIVE, {"topics": "actions"})
+    assert before.json()["counts"] == {"pending": 0, "failed": 0}
+    _inquiry()
+    assert client.get(LIVE, {"topics": "actions"}, HTTP_IF_NONE_MATCH=before["ETag"]).status_code == 304
+    _refund()
+    after = client.get(LIVE, {"topics": "actions"}, HTTP_IF_NONE_MATCH=before["ETag"])
+    assert after.status_code == 200 and after.json()["counts"] == {"pending": 1, "failed": 0}
+
+
+def test_the_draft_column_moves_the_ticket_list_only_for_those_who_may_read_drafts(
+    shop_knowledge, offline_model, operator_user, django_capture_on_commit_callbacks
+):
+    from drafts.models import Draft, DraftEvent
+    from drafts.services import draft_event
+
+    viewer = _client(_staff("tickets-only", "view_ticket"))
+    operator = _client(operator_user)
+    with django_capture_on_commit_callbacks(execute=True):
+        _inquiry()
+    draft = Draft.objects.get()
+    etags = {name: c.get(LIVE, {"topics": "tickets"})["ETag"] for name, c in (("v", viewer), ("o", operator))}
+    draft_event(draft, DraftEvent.Type.GENERATED, actor=Actor.system("test"))
+    assert viewer.get(LIVE, {"topics": "tickets"}, HTTP_IF_NONE_MATCH=etags["v"]).status_code == 304
+    assert operator.get(LIVE, {"topics": "tickets"}, HTTP_IF_NONE_MATCH=etags["o"]).status_code == 200
+
+
+def test_the_pages_carry_the_token_they_were_rendered_at_so_a_change_before_the_first_question_is_not_lost(
+    shop, operator_user
+):
+    client = _client(operator_user)
+    pages = {
+        "tickets": client.get("/admin/tickets/ticket/").content.decode(),
+        "actions": client.get("/admin/actions/actionrecord/?status__exact=PENDING").content.decode(),
+        "index": client.get("/admin/").content.decode(),
+    }
+    for name, page in pages.items():
+        url, etag = _live_script(page)
+        assert client.get(url, HTTP_IF_NONE_MATCH=etag).status_code == 304, name
+    _inquiry()
+    _refund()
+    for name, page in pages.items():
+        url, etag = _live_script(page)
+        assert client.get(url, HTTP_IF_NONE_MATCH=etag).status_code == 200, name
+
+
+def _live_script(page: str) -> tuple[str, str]:
+    tag = re.search(r'<script src="/static/common/live\.js"[^>]*>', page)
+    assert tag, "no live.js on the page"
+    attrs = dict(re.findall(r'(data-live-[a-z]+)="([^"]*)"', tag.group(0)))
+    return attrs["data-live-url"].replace("&amp;", "&"), attrs["data-live-etag"].replace("&quot;", '"')
+
+
+def test_no_script_for_someone_who_may_not_read_the_list(shop):
+    viewer = _client(_staff("records-only", "view_actionrecord", "view_ticket"))
+    assert "common/live.js" in viewer.get("/admin/tickets/ticket/").content.decode()
+    none = _client(_staff("tickets-none"))
+    assert "common/live.js" not in none.get("/admin/").content.decode()
+
+
+def test_a_row_that_commits_after_a_newer_one_still_moves_the_marker(shop):
+    assert change_marker(TicketEvent.objects.all()) == (0, 0)
+    for n in range(3):
+        _inquiry(subject=f"문의 {n}")
+    events = TicketEvent.objects.order_by("id")
+    late = events[1]
+    kept = {f.attname: getattr(late, f.attname) for f in TicketEvent._meta.concrete_fields}
+    late.delete()  # not committed yet: a newer id is already visible
+    seen = change_marker(TicketEvent.objects.all())
+    TicketEvent.objects.create(**kept)  # commits now, with its older id
+    after = change_marker(TicketEvent.objects.all())
+    assert after[0] == seen[0]  # the newest id alone would not have moved
+    assert after != seen
+
+
+def test_the_304_answer_costs_a_fixed_handful_of_queries(shop, operator_user, django_assert_num_queries):
+    client = _client(operator_user)
+    etag = client.get(LIVE, {"topics": "tickets"})["ETag"]
+    for n in range(5):
+        _inquiry(subject=f"문의 {n}")
+    etag = client.get(LIVE, {"topics": "tickets"})["ETag"]
+    # session, user, the user's and the groups' permissions, then one marker query per source
+    # (ticket events, draft events).
+    with django_assert_num_queries(6):
+        assert client.get(LIVE, {"topics": "tickets"}, HTTP_IF_NONE_MATCH=etag).status_code == 304
+
+
+# --- a customer's own cursor ------------------------------------------------------------------------
+def _customer_api(customer_id: str) -> APIClient:
+    user = Customer.objects.select_related("user").get(pk=customer_id).user
+    _, key = token_issue(user=user, actor=user)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+def test_a_customers_cursor_moves_with_their_own_tickets_and_requests_and_no_one_elses(shop):
+    c003 = _customer_api("C003")
+    first = c003.get("/api/live/")
+    assert first.status_code == 200 and set(first.json()) == {"cursor"}
+    assert c003.get("/api/live/", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+
+    _inquiry("C005")  # someone else's inquiry
+    assert c003.get("/api/live/", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+
+    _refund()  # C003's own request
+    moved = c003.get("/api/live/", HTTP_IF_NONE_MATCH=first["ETag"])
+    assert moved.status_code == 200 and moved["ETag"] != first["ETag"]
+    _inquiry("C003")
+    assert c003.get("/api/live/", HTTP_IF_NONE_MATCH=moved["ETag"]).status_code == 200
+    assert ActionRecord.objects.filter(customer_id="C003").count() == 1
+
+
+def test_the_customer_cursor_is_for_customers_only(shop, operator_user):
+    assert APIClient().get("/api/live/").status_code == 401
+    staff = APIClient()
+    _, key = token_issue(user=operator_user, actor=operator_user)
+    staff.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    assert staff.get("/api/live/").status_code == 403
