@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.http import HttpRequest, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -95,6 +98,10 @@ def deadline_html(view: RefundDeadline | None) -> str:
         weekday,
         view.label,
     )
+
+
+# A bulk decision lists every record before it is made; beyond this many the list is not read, so narrow it.
+BULK_DECIDE_MAX = 100
 
 
 def _age(delta_seconds: float) -> str:
@@ -285,25 +292,40 @@ class ActionRecordAdmin(LiveChangeListMixin, ReadOnlyAdmin):
         return _age((timezone.now() - obj.created_at).total_seconds())
 
     # --- decisions ------------------------------------------------------------------------------
+    # Like Django's delete confirmation: the action first answers a page that lists what would be decided;
+    # only its POST with post=yes calls the service, one record at a time.
     @admin.action(description="선택한 요청 승인", permissions=["decide"])
     def approve_selected(self, request, queryset):
-        self._decide(request, queryset, approve=True)
+        return self._decide(request, queryset, approve=True)
 
     @admin.action(description="선택한 요청 반려", permissions=["decide"])
     def reject_selected(self, request, queryset):
-        self._decide(request, queryset, approve=False)
+        return self._decide(request, queryset, approve=False)
 
-    def _decide(self, request: HttpRequest, queryset, *, approve: bool) -> None:
+    def _decide(self, request: HttpRequest, queryset, *, approve: bool):
+        verb = "승인" if approve else "반려"
+        if request.POST.get("post") != "yes":
+            if queryset.count() > BULK_DECIDE_MAX:
+                self.message_user(
+                    request,
+                    f"한 번에 {BULK_DECIDE_MAX}건까지 {verb}할 수 있습니다. 목록을 좁혀 다시 선택해 주세요.",
+                    messages.ERROR,
+                )
+                return None
+            return self._decide_confirmation(request, queryset, approve=approve)
+        # Exactly the records the confirmation listed, whatever the list's filters say now: one that was decided
+        # meanwhile is reported by action_decide, not dropped from the count without a word.
+        confirmed = [pk for pk in request.POST.getlist(helpers.ACTION_CHECKBOX_NAME) if pk.isascii() and pk.isdigit()]
+        note = request.POST.get("note", "")
         done: list[str] = []
         refused: list[str] = []
-        for pk in queryset.order_by("id").values_list("pk", flat=True):
+        for pk in self.get_queryset(request).filter(pk__in=confirmed).order_by("id").values_list("pk", flat=True):
             try:
-                record = action_decide(number=pk, approve=approve, actor=request.user)
+                record = action_decide(number=pk, approve=approve, actor=request.user, note=note)
             except DomainError as exc:
                 refused.append(f"A{pk:05d}: {exc.message}")
             else:
                 done.append(record.number)
-        verb = "승인" if approve else "반려"
         if done:
             self.message_user(
                 request,
@@ -313,6 +335,38 @@ class ActionRecordAdmin(LiveChangeListMixin, ReadOnlyAdmin):
             )
         for line in refused:
             self.message_user(request, f"{verb}하지 못함 — {line}", messages.ERROR)
+        return None
+
+    def _decide_confirmation(self, request: HttpRequest, queryset, *, approve: bool) -> TemplateResponse:
+        """Each selected record with its order, amount and reason, as the record page states them, and the
+        total of those that will be decided; records no longer waiting are listed apart and left alone."""
+        records = list(queryset.select_related("order__product", "customer").order_by("id"))
+        rows = [
+            {
+                "record": r,
+                "amount": r.refund_amount if r.refund_amount is not None else r.order.amount,
+                "amount_text": won(r.refund_amount if r.refund_amount is not None else r.order.amount),
+                "reason": (r.detail or {}).get("reason", ""),
+            }
+            for r in records
+        ]
+        waiting = [row for row in rows if row["record"].status == ActionRecord.Status.PENDING]
+        verb = "승인" if approve else "반려"
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": f"선택한 요청 {verb} 확인",
+            "approve": approve,
+            "verb": verb,
+            "action_name": "approve_selected" if approve else "reject_selected",
+            "waiting": waiting,
+            "skipped": [row for row in rows if row["record"].status != ActionRecord.Status.PENDING],
+            "total_text": won(sum((row["amount"] for row in waiting), Decimal(0))),
+            "selected": [r.pk for r in records],
+            "cancel_url": request.get_full_path(),
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/actions/actionrecord/bulk_decide_confirm.html", context)
 
 
 @admin.register(ActionEvent)

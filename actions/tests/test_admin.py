@@ -8,6 +8,7 @@ from django.urls import reverse
 from actions.models import ActionRecord
 from actions.services import refund_request
 from common.actors import Actor
+from common.display import won
 from orders.models import Order
 
 pytestmark = pytest.mark.django_db
@@ -29,12 +30,13 @@ def two_pending(c003):
     return list(ActionRecord.objects.order_by("id"))
 
 
-def _post_action(client, action, records):
-    return client.post(
-        reverse(CHANGELIST) + "?status__exact=PENDING",
-        {"action": action, "_selected_action": [r.pk for r in records]},
-        follow=True,
-    )
+def _post_action(client, action, records, *, confirm: bool = True):
+    """The admin action as a browser sends it; with `confirm`, also the confirmation page's 'post=yes'."""
+    selected = {"action": action, "_selected_action": [r.pk for r in records]}
+    response = client.post(reverse(CHANGELIST) + "?status__exact=PENDING", selected, follow=True)
+    if not confirm or response.templates[0].name != "admin/actions/actionrecord/bulk_decide_confirm.html":
+        return response
+    return client.post(reverse(CHANGELIST) + "?status__exact=PENDING", {**selected, "post": "yes"}, follow=True)
 
 
 def test_queue_opens_on_pending_and_shows_the_columns(client, operator_user, two_pending):
@@ -47,6 +49,80 @@ def test_queue_opens_on_pending_and_shows_the_columns(client, operator_user, two
     numbers = tuple(record.number for record in two_pending)
     for text in (*numbers, "환불요청", "주문취소요청", "HR20260628003", "38,000원", "상품하자", "26일", "승인대기"):
         assert text in page
+
+
+def test_bulk_approve_asks_first_listing_each_order_amount_reason_and_the_total(client, operator_user, two_pending):
+    refund, cancel = two_pending
+    client.force_login(operator_user)
+    page = _post_action(client, "approve_selected", two_pending, confirm=False)
+    assert page.templates[0].name == "admin/actions/actionrecord/bulk_decide_confirm.html"
+    text = page.content.decode()
+    amounts = {r.pk: (r.refund_amount if r.refund_amount is not None else r.order.amount) for r in two_pending}
+    for record in two_pending:
+        row = text[text.index(f'id="cs-bulk-{record.pk}"') :].split("</tr>")[0]
+        assert record.number in row and record.order_id in row and won(amounts[record.pk]) in row
+    assert "상품하자 · 녹" in text and "확인필요" in text  # the reason, as the record page gives it
+    assert f'id="cs-bulk-total">{won(sum(amounts.values()))}</b>' in text
+    assert f"2건 · 합계 {won(sum(amounts.values()))} 승인" in text
+    assert (
+        'name="post" value="yes"' in text
+        and 'id="cs-bulk-cancel" href="/admin/actions/actionrecord/?status__exact=PENDING"' in text
+    )
+    assert set(ActionRecord.objects.values_list("status", flat=True)) == {"PENDING"}  # nothing decided yet
+
+
+def test_a_record_decided_after_the_confirmation_was_shown_is_reported_not_decided_again(
+    client, operator_user, two_pending
+):
+    from actions.services import action_decide
+
+    refund, cancel = two_pending
+    client.force_login(operator_user)
+    page = _post_action(client, "approve_selected", two_pending, confirm=False).content.decode()
+    assert f'id="cs-bulk-{cancel.pk}"' in page
+    action_decide(number=cancel.pk, approve=False, actor=operator_user)  # a colleague, meanwhile
+    confirmed = client.post(
+        reverse(CHANGELIST) + "?status__exact=PENDING",
+        {"action": "approve_selected", "_selected_action": [refund.pk, cancel.pk], "post": "yes"},
+        follow=True,
+    ).content.decode()
+    assert "1건을 승인했습니다" in confirmed and f"승인하지 못함 — {cancel.number}: " in confirmed
+    assert dict(ActionRecord.objects.values_list("pk", "status")) == {refund.pk: "APPROVED", cancel.pk: "REJECTED"}
+
+
+def test_records_no_longer_waiting_are_listed_apart_and_left_out_of_the_total(client, operator_user, two_pending):
+    from actions.services import action_decide
+
+    refund, cancel = two_pending
+    action_decide(number=cancel.pk, approve=False, actor=operator_user)
+    client.force_login(operator_user)
+    page = client.post(
+        reverse(CHANGELIST) + "?o=1",  # every status
+        {"action": "approve_selected", "_selected_action": [refund.pk, cancel.pk]},
+    ).content.decode()
+    skipped = page[page.index('id="cs-bulk-skipped"') :]
+    assert cancel.number in skipped and "반려" in skipped and f'id="cs-bulk-{cancel.pk}"' not in page
+    amount = refund.refund_amount if refund.refund_amount is not None else refund.order.amount
+    assert f"1건 · 합계 {won(amount)} 승인" in page
+
+
+def test_cancelling_the_confirmation_changes_nothing(client, operator_user, two_pending):
+    client.force_login(operator_user)
+    page = _post_action(client, "reject_selected", two_pending, confirm=False).content.decode()
+    assert "2건 · 합계" in page and "반려</button>" in page
+    back = client.get(reverse(CHANGELIST) + "?status__exact=PENDING")  # the cancel link
+    assert back.status_code == 200
+    assert set(ActionRecord.objects.values_list("status", flat=True)) == {"PENDING"}
+
+
+def test_more_than_the_bulk_limit_is_refused_before_any_page(client, operator_user, two_pending, monkeypatch):
+    from actions import admin as actions_admin
+
+    monkeypatch.setattr(actions_admin, "BULK_DECIDE_MAX", 1)
+    client.force_login(operator_user)
+    response = _post_action(client, "approve_selected", two_pending, confirm=False).content.decode()
+    assert "한 번에 1건까지 승인할 수 있습니다" in response
+    assert set(ActionRecord.objects.values_list("status", flat=True)) == {"PENDING"}
 
 
 def test_operator_approves_through_admin_action(client, operator_user, two_pending):
