@@ -13,6 +13,16 @@ echo "== lint: ruff"
 echo "== layers: import-linter (contracts in pyproject.toml, picture in docs/ARCHITECTURE.md)"
 .venv/bin/lint-imports --no-cache
 
+echo "== browser tools: npm ci (axe-core for the accessibility check, pinned in package-lock.json)"
+if command -v npm >/dev/null 2>&1; then
+  npm ci --no-audit --no-fund --loglevel=error
+elif [ "${CI:-}" = "true" ]; then
+  echo "CI=true but npm is missing: the accessibility check needs axe-core (package.json)." >&2
+  exit 1
+else
+  echo "npm not found: the accessibility check will be skipped."
+fi
+
 pg_up() {
   "$PY" - "$PG_URL" <<'PYEOF'
 import sys, psycopg
