@@ -36,6 +36,8 @@ __all__ = [
     "live_customer_cursor",
     "live_staff_allowed",
     "live_staff_cursor",
+    "live_staff_view",
+    "live_view_cursor",
     "live_topic_extend",
     "live_topic_register",
     "live_topics",
@@ -122,14 +124,32 @@ def live_staff_allowed(user, topics: Sequence[str]) -> bool:
     return all(user.has_perm(_registry[topic].permission) for topic in topics)
 
 
+View = tuple[tuple[str, str], ...]
+
+
+def live_staff_view(*, user, topics: Sequence[str]) -> View:
+    """What `user` sees of `topics`: the (topic, permission) of every source counted for them. Users with the
+    same view share one cursor. Call after `live_staff_allowed`."""
+    return tuple(
+        (topic, source.permission)
+        for topic in topics
+        for index, source in enumerate(_registry[topic].sources)
+        if index == 0 or user.has_perm(source.permission)
+    )
+
+
+def live_view_cursor(view: View) -> str:
+    """The token of a view (`live_staff_view`): one marker query per source."""
+    parts: list[object] = []
+    for topic, permission in view:
+        source = next(s for s in _registry[topic].sources if s.permission == permission)
+        parts.append((topic, permission, change_marker(source.events())))
+    return _token(parts)
+
+
 def live_staff_cursor(*, user, topics: Sequence[str]) -> str:
     """The token of `topics` as `user` sees them. Call after `live_staff_allowed`."""
-    parts: list[object] = []
-    for topic in topics:
-        for source in _registry[topic].sources:
-            if source is _registry[topic].sources[0] or user.has_perm(source.permission):
-                parts.append((topic, source.permission, change_marker(source.events())))
-    return _token(parts)
+    return live_view_cursor(live_staff_view(user=user, topics=topics))
 
 
 def live_counts(*, topics: Sequence[str]) -> dict[str, int]:

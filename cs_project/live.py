@@ -5,6 +5,10 @@
   the admin index's counts. The same permissions as the lists they refresh; 401/403/400 as JSON.
 - `GET /api/live/` (a customer's token): the customer's own tickets and requests, for their open pages.
 
+Each server process remembers a session's permission check for `CS_LIVE_GRANT_S` (10 s) and a computed cursor for
+`CS_LIVE_CURSOR_CACHE_S` (0.5 s), so most 304s run no query: logging out or losing the permission takes effect
+within those 10 s, a change is seen at most half a second later.
+
 Conditional polling, not a held connection: production runs gunicorn sync workers, where an open stream would
 hold a whole worker per open page, and the embedded default has no Redis to fan events out
 (docs/BENCHMARKS.md, "Lists that update themselves").
@@ -12,6 +16,11 @@ hold a whole worker per open page, and the embedded default has no Redis to fan 
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Hashable
+
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified, JsonResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import parse_etags
@@ -26,9 +35,46 @@ from common.live import (
     live_counts,
     live_customer_cursor,
     live_staff_allowed,
-    live_staff_cursor,
+    live_staff_view,
     live_topics,
+    live_view_cursor,
 )
+
+
+class _Memo:
+    """A small map with expiry, private to one server process (each gunicorn worker has its own). Measured: with
+    200 open lists every answer costs the session, the user, two permission reads and the markers — six queries
+    and most of a core between them (docs/BENCHMARKS.md); with these, a repeated 304 costs none."""
+
+    def __init__(self, size: int = 10_000) -> None:
+        self._items: dict[Hashable, tuple[float, object]] = {}
+        self._lock = threading.Lock()
+        self._size = size
+
+    def get(self, key: Hashable) -> object | None:
+        item = self._items.get(key)
+        if item is None or item[0] < time.monotonic():
+            return None
+        return item[1]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items = {}
+
+    def put(self, key: Hashable, value: object, ttl_s: float) -> None:
+        if ttl_s <= 0:
+            return
+        with self._lock:
+            if len(self._items) >= self._size:
+                now = time.monotonic()
+                self._items = {k: v for k, v in self._items.items() if v[0] >= now}
+                if len(self._items) >= self._size:
+                    self._items.clear()
+            self._items[key] = (time.monotonic() + ttl_s, value)
+
+
+_grants = _Memo()  # (session key, topics) → the user's view of those topics
+_cursors = _Memo()  # view → its cursor
 
 
 def _not_modified(request: HttpRequest, etag: str) -> bool:
@@ -49,15 +95,25 @@ def live_staff_changes_view(request: HttpRequest) -> HttpResponse:
         response = JsonResponse(error_body(405), status=405)
         response["Allow"] = "GET"
         return response
-    if not request.user.is_authenticated:
-        return JsonResponse(error_body(401), status=401)
     try:
         topics = live_topics(request.GET.get("topics", ""))
     except UnknownTopic:
-        return JsonResponse(error_body(400, "unknown_topic", "알 수 없는 목록입니다."), status=400)
-    if not live_staff_allowed(request.user, topics):
-        return JsonResponse(error_body(403, "permission_denied", "이 목록을 볼 권한이 없습니다."), status=403)
-    cursor = live_staff_cursor(user=request.user, topics=topics)
+        topics = None
+    session_key = request.COOKIES.get(settings.SESSION_COOKIE_NAME)
+    view = _grants.get((session_key, topics)) if session_key and topics else None
+    if view is None:
+        if not request.user.is_authenticated:
+            return JsonResponse(error_body(401), status=401)
+        if topics is None:
+            return JsonResponse(error_body(400, "unknown_topic", "알 수 없는 목록입니다."), status=400)
+        if not live_staff_allowed(request.user, topics):
+            return JsonResponse(error_body(403, "permission_denied", "이 목록을 볼 권한이 없습니다."), status=403)
+        view = live_staff_view(user=request.user, topics=topics)
+        _grants.put((session_key, topics), view, settings.CS_LIVE_GRANT_S)
+    cursor = _cursors.get(view)
+    if cursor is None:
+        cursor = live_view_cursor(view)
+        _cursors.put(view, cursor, settings.CS_LIVE_CURSOR_CACHE_S)
     etag = f'"{cursor}"'
     if _not_modified(request, etag):
         return _private(HttpResponseNotModified(), etag, "Cookie")

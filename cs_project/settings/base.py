@@ -254,6 +254,11 @@ CS_AI_FAILED_RETRY_MAX_S = int(env("CS_AI_FAILED_RETRY_MAX_S", "600"))
 # latest input on an open ticket with no live, complete draft once it has been quiet for CS_SWEEP_GRACE_S.
 # Celery beat runs it (`celery -A cs_project worker -B`, or `celery -A cs_project beat`); in embedded mode a
 # thread in the web process does (CS_SWEEP_EMBEDDED).
+# Open admin lists ask /admin/live/ every few seconds (cs_project/live.py). Each server process reuses a session's
+# permission check for CS_LIVE_GRANT_S (logout or a revoked permission takes effect within it) and a computed
+# change cursor for CS_LIVE_CURSOR_CACHE_S (added to the delay at most), so a 304 costs no query at all.
+CS_LIVE_GRANT_S = env_float("CS_LIVE_GRANT_S", 10.0)
+CS_LIVE_CURSOR_CACHE_S = env_float("CS_LIVE_CURSOR_CACHE_S", 0.5)
 CS_SWEEP_INTERVAL_S = env_float("CS_SWEEP_INTERVAL_S", 30.0)
 CS_SWEEP_GRACE_S = env_float("CS_SWEEP_GRACE_S", 90.0)
 CS_SWEEP_EMBEDDED = env_bool("CS_SWEEP_EMBEDDED", True)

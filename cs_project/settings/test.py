@@ -9,6 +9,9 @@ CS_OUTBOX_BACKGROUND = False  # tests see the draft right after the commit (ops/
 CS_WARM_UP_ON_START = False
 # The reference shop receives on 127.0.0.1 (integration/simulator.py); tests of the refusal turn this off.
 CS_WEBHOOK_ALLOW_PRIVATE_TARGETS = True
+# Every answer checked and computed afresh (cs_project/tests/test_live.py turns the per-process memos on).
+CS_LIVE_GRANT_S = 0.0
+CS_LIVE_CURSOR_CACHE_S = 0.0
 REST_FRAMEWORK = {
     **REST_FRAMEWORK,  # noqa: F405
     "DEFAULT_THROTTLE_RATES": {"chat": "1000/min", "customer": "10000/min", "ticket_message": "1000/min"},

@@ -4,6 +4,7 @@ audience learns of another's changes. The pages that use them are driven in web/
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -201,6 +202,67 @@ def test_the_304_answer_costs_a_fixed_handful_of_queries(shop, operator_user, dj
     # (ticket events, draft events).
     with django_assert_num_queries(6):
         assert client.get(LIVE, {"topics": "tickets"}, HTTP_IF_NONE_MATCH=etag).status_code == 304
+
+
+@pytest.fixture
+def memos(settings):
+    """The per-process memos as production runs them (the test settings turn them off)."""
+    from cs_project import live
+
+    settings.CS_LIVE_GRANT_S = 10.0
+    settings.CS_LIVE_CURSOR_CACHE_S = 0.5
+    live._grants.clear()
+    live._cursors.clear()
+    yield settings
+    live._grants.clear()
+    live._cursors.clear()
+
+
+def test_a_repeated_304_runs_no_query_once_the_session_was_checked(
+    shop, operator_user, memos, django_assert_num_queries
+):
+    client = _client(operator_user)
+    etag = client.get(LIVE, {"topics": "tickets"})["ETag"]
+    with django_assert_num_queries(0):
+        for _ in range(3):
+            assert client.get(LIVE, {"topics": "tickets"}, HTTP_IF_NONE_MATCH=etag).status_code == 304
+
+
+def test_a_change_is_seen_once_the_cursor_memo_expires(shop, operator_user, memos):
+    memos.CS_LIVE_CURSOR_CACHE_S = 0.3
+    client = _client(operator_user)
+    etag = client.get(LIVE, {"topics": "tickets"})["ETag"]
+    _inquiry()
+    time.sleep(0.35)
+    assert client.get(LIVE, {"topics": "tickets"}, HTTP_IF_NONE_MATCH=etag).status_code == 200
+
+
+def test_a_revoked_permission_or_a_logout_takes_effect_when_the_grant_expires(shop, memos):
+    memos.CS_LIVE_GRANT_S = 0.3
+    user = _staff("tickets-only", "view_ticket")
+    client = _client(user)
+    assert client.get(LIVE, {"topics": "tickets"}).status_code == 200
+    user.user_permissions.clear()
+    time.sleep(0.35)
+    assert _client(user).get(LIVE, {"topics": "tickets"}).status_code == 403  # a fresh session: checked at once
+    assert client.get(LIVE, {"topics": "tickets"}).status_code == 403
+    other = _client(_staff("tickets-too", "view_ticket"))
+    assert other.get(LIVE, {"topics": "tickets"}).status_code == 200
+    other.logout()
+    time.sleep(0.35)
+    assert other.get(LIVE, {"topics": "tickets"}).status_code == 401
+
+
+def test_a_grant_is_per_session_and_topics_never_shared(shop, operator_user, memos):
+    operator = _client(operator_user)
+    assert operator.get(LIVE, {"topics": "tickets"}).status_code == 200
+    stranger = Client()
+    stranger.cookies["sessionid"] = "not-a-session"
+    assert stranger.get(LIVE, {"topics": "tickets"}).status_code == 401
+    assert operator.get(LIVE, {"topics": "tickets,actions"}).status_code == 200  # checked for these topics too
+    viewer = _client(_staff("tickets-only", "view_ticket"))
+    assert viewer.get(LIVE, {"topics": "tickets"}).status_code == 200
+    assert viewer.get(LIVE, {"topics": "actions"}).status_code == 403
 
 
 # --- a customer's own cursor ------------------------------------------------------------------------
