@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 export CS_TODAY ?= 2026-07-27
 
-.PHONY: run test install migrate seed worker lint bench bench-shop evals chaos contract clean
+.PHONY: run test install migrate seed worker lint bench bench-shop bench-live evals chaos contract clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -49,6 +49,11 @@ bench: install
 bench-shop: install
 	DATABASE_URL=$(SHOP_BENCH_DB) $(PY) -m bench.shop --orders $(or $(ORDERS),10000) --events $(or $(EVENTS),300) \
 		--compare $(or $(COMPARE),1000) --broker $(SHOP_BENCH_BROKER)
+
+## Lists that update themselves: polling vs server-sent events, 200 idle open lists and the delay to a new inquiry
+## (PostgreSQL db cs_bench_live, recreated; gunicorn; headless Chromium). Writes bench/results/live_lists.json.
+bench-live: install
+	$(PY) -m bench.live_lists --also-poll-gthread
 
 ## How well the agent and the drafts serve customers (issue 15): a scratch database, the built-in model unless
 ## MODEL names one on OPENAI_BASE_URL. Reports under var/evals/ (the README section "Measuring the agent and the drafts" explains them).
