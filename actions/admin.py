@@ -341,15 +341,21 @@ class ActionRecordAdmin(LiveChangeListMixin, ReadOnlyAdmin):
         """Each selected record with its order, amount and reason, as the record page states them, and the
         total of those that will be decided; records no longer waiting are listed apart and left alone."""
         records = list(queryset.select_related("order__product", "customer").order_by("id"))
-        rows = [
-            {
-                "record": r,
-                "amount": r.refund_amount if r.refund_amount is not None else r.order.amount,
-                "amount_text": won(r.refund_amount if r.refund_amount is not None else r.order.amount),
-                "reason": (r.detail or {}).get("reason", ""),
-            }
-            for r in records
-        ]
+        rows = []
+        for r in records:
+            shop = order_executor(r.order_id)
+            amount = r.refund_amount if r.refund_amount is not None else r.order.amount
+            rows.append(
+                {
+                    "record": r,
+                    "amount": amount,
+                    "amount_text": won(amount),
+                    "reason": (r.detail or {}).get("reason", ""),
+                    "shop": shop,
+                    # As on the record page: a paused shop gets nothing until it is switched on again.
+                    "shop_paused_notice": shop_paused_notice(r, shop),
+                }
+            )
         waiting = [row for row in rows if row["record"].status == ActionRecord.Status.PENDING]
         verb = "승인" if approve else "반려"
         context = {
@@ -360,6 +366,7 @@ class ActionRecordAdmin(LiveChangeListMixin, ReadOnlyAdmin):
             "verb": verb,
             "action_name": "approve_selected" if approve else "reject_selected",
             "waiting": waiting,
+            "shop_orders": any(row["shop"] for row in waiting),
             "skipped": [row for row in rows if row["record"].status != ActionRecord.Status.PENDING],
             "total_text": won(sum((row["amount"] for row in waiting), Decimal(0))),
             "selected": [r.pk for r in records],

@@ -106,6 +106,22 @@ def test_records_no_longer_waiting_are_listed_apart_and_left_out_of_the_total(cl
     assert f"1건 · 합계 {won(amount)} 승인" in page
 
 
+def test_a_record_whose_shop_is_paused_says_so_in_the_bulk_confirmation(
+    client, operator_user, two_pending, monkeypatch
+):
+    from actions import execution
+
+    refund, cancel = two_pending
+    shops = {refund.order_id: execution.ShopExecutor("myshop", paused=True)}
+    monkeypatch.setattr(execution, "_executor", shops.get)  # the seam the integration app fills in
+    client.force_login(operator_user)
+    page = _post_action(client, "approve_selected", two_pending, confirm=False).content.decode()
+    assert f'id="cs-shop-paused-{refund.pk}"' in page and f'id="cs-shop-paused-{cancel.pk}"' not in page
+    assert "지금 연동이 중지되어 있습니다" in page and "쇼핑몰에 처리를 요청" in page
+    rejecting = _post_action(client, "reject_selected", two_pending, confirm=False).content.decode()
+    assert "cs-shop-paused-" not in rejecting  # a rejection moves no money: nothing to wait for
+
+
 def test_cancelling_the_confirmation_changes_nothing(client, operator_user, two_pending):
     client.force_login(operator_user)
     page = _post_action(client, "reject_selected", two_pending, confirm=False).content.decode()
