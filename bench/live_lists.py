@@ -536,11 +536,11 @@ def _browser_delays(port: int, token: str, samples: int, interval_s: float, erro
     return delays
 
 
-def _sse_on_sync_workers(env: dict[str, str], workdir: Path, workers: int) -> dict:
+def _sse_on_sync_workers(env: dict[str, str], workdir: Path, workers: int, errors: Errors) -> dict:
     """Open as many streams as there are sync workers, then ask for /healthz: it waits for a free worker."""
     server = _start("sync", workers, 0, env, workdir)
     stop = threading.Event()
-    errors = Errors()
+    streams: list[StreamingList] = []
     try:
         cookie = _staff_cookie(server.port)
         streams = [StreamingList(server.port, cookie, stop, errors, Counters()) for _ in range(workers)]
@@ -549,6 +549,8 @@ def _sse_on_sync_workers(env: dict[str, str], workdir: Path, workers: int) -> di
         for stream in streams:
             stream.connected.wait(10)
         opened = sum(1 for s in streams if s.connected.is_set())
+        if opened != workers:
+            errors.add(f"sync workers: {opened} of {workers} streams opened")
         started = time.monotonic()
         try:
             answered = _get(server.port, "/healthz", {}, timeout=5)[0] == 200
@@ -636,6 +638,12 @@ def _mechanism(
         server.stop()
 
 
+def _stop_on_errors(errors: Errors) -> None:
+    if len(errors):
+        more = f" … ({len(errors)} errors)" if len(errors) > 20 else ""
+        raise BenchInvalid("; ".join(errors.items[:20]) + more)
+
+
 def _log(text: str) -> None:
     print(f"{datetime.now().strftime('%H:%M:%S')} {text}", file=sys.stderr, flush=True)
 
@@ -679,29 +687,22 @@ def run(
             "mechanisms": {},
         }
         mechanisms = result["mechanisms"]
-        _log(f"polling, {lists} lists, gunicorn sync")
-        mechanisms["poll"] = _mechanism(
-            "poll", worker_class="sync", workers=sync_workers, threads=0, browser_samples=browser_samples, **common
-        )
+        plan = [("poll", "poll", "sync", sync_workers, 0, browser_samples)]
         if also_poll_gthread:
-            _log(f"polling, {lists} lists, gunicorn gthread")
-            mechanisms["poll_gthread"] = _mechanism(
-                "poll", worker_class="gthread", workers=2, threads=threads, browser_samples=0, **common
+            plan.append(("poll_gthread", "poll", "gthread", 2, threads, 0))
+        plan.append(("sse", "sse", "gthread", 2, threads, 0))
+        for key, name, worker_class, workers, n_threads, browser in plan:
+            _log(f"{name}, {lists} lists, gunicorn {worker_class}")
+            mechanisms[key] = _mechanism(
+                name, worker_class=worker_class, workers=workers, threads=n_threads, browser_samples=browser, **common
             )
-        _log(f"server-sent events, {lists} lists, gunicorn gthread")
-        mechanisms["sse"] = _mechanism(
-            "sse", worker_class="gthread", workers=2, threads=threads, browser_samples=0, **common
-        )
+            _stop_on_errors(errors)  # no figure is measured after a failure, and none is given
+            if mechanisms[key]["delay_ms"]["n"] != samples:
+                raise BenchInvalid(f"{key}: {mechanisms[key]['delay_ms']['n']} of {samples} delays measured")
         _log("server-sent events on sync workers")
-        result["sse_on_sync_workers"] = _sse_on_sync_workers(env, workdir, sync_workers)
+        result["sse_on_sync_workers"] = _sse_on_sync_workers(env, workdir, sync_workers, errors)
+        _stop_on_errors(errors)
         result["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
-        if len(errors):
-            raise BenchInvalid(
-                "; ".join(errors.items[:20]) + (f" … ({len(errors)} errors)" if len(errors) > 20 else "")
-            )
-        for name, figures in mechanisms.items():
-            if figures["delay_ms"]["n"] != samples:
-                raise BenchInvalid(f"{name}: {figures['delay_ms']['n']} of {samples} delays measured")
         result["valid"] = True
         return result
     finally:

@@ -5,10 +5,19 @@ that saw errors refuses to give figures."""
 import os
 
 import pytest
+from django.conf import settings
 
 from bench import live_lists
 
-pytestmark = pytest.mark.slow
+# The harness makes its own scratch SQLite database and servers, whatever the suite runs on: once is enough,
+# in the embedded default's pass.
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        settings.DATABASES["default"]["ENGINE"].endswith("postgresql"),
+        reason="runs on its own SQLite file; once, in the SQLite pass",
+    ),
+]
 
 
 def _browser_available() -> bool:

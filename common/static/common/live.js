@@ -25,6 +25,19 @@
   var banner = null;
   var status = null;
 
+  // fetch() has no time limit of its own: a question that hangs must not stop the polling for good.
+  function fetchWithin(url, options) {
+    if (!window.AbortController) return fetch(url, options);
+    var controller = new AbortController();
+    var timeout = window.setTimeout(function () {
+      controller.abort();
+    }, 15000);
+    options.signal = controller.signal;
+    return fetch(url, options).finally(function () {
+      window.clearTimeout(timeout);
+    });
+  }
+
   function schedule(ms) {
     window.clearTimeout(timer);
     timer = window.setTimeout(tick, ms);
@@ -37,7 +50,7 @@
     busy = true;
     var headers = { Accept: "application/json" };
     if (etag) headers["If-None-Match"] = etag;
-    fetch(LIVE_URL, { headers: headers, cache: "no-store", credentials: "same-origin" })
+    fetchWithin(LIVE_URL, { headers: headers, cache: "no-store", credentials: "same-origin" })
       .then(function (response) {
         if (response.status === 304) return null;
         if (response.status === 401 || response.status === 403) {
@@ -104,7 +117,7 @@
 
   function refreshList() {
     if (!listForm()) return null;
-    return fetch(window.location.href, { cache: "no-store", credentials: "same-origin" })
+    return fetchWithin(window.location.href, { cache: "no-store", credentials: "same-origin" })
       .then(function (response) {
         if (!response.ok || response.redirected) throw new Error("list " + response.status);
         return response.text();
