@@ -4,9 +4,13 @@ and its buttons; chat: the customer's requests); nothing here imports them. Ever
 
 from __future__ import annotations
 
+import secrets
+
+from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
+from django.db import models
 from django.db.models import F, OuterRef, Subquery
 from django.http import Http404, HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -217,7 +221,9 @@ class TicketAdmin(LiveChangeListMixin, admin.ModelAdmin):
     list_select_related = ("customer", "assignee")
     # The most pressing first: the nearest due time of a running SLA clock; waiting and closed tickets last.
     ordering = (F("sla_due_at").asc(nulls_last=True), "-id")
-    filter_horizontal = ("tags",)
+    # Tags as plain labelled checkboxes: Django's two-box selector puts an ARIA label on an element whose role
+    # does not allow it (axe-core: serious), and a desk has a handful of tags, not hundreds.
+    formfield_overrides = {models.ManyToManyField: {"widget": forms.CheckboxSelectMultiple}}
     # The status, priority and assignee change only through services (a reply, a follow-up, the 종료 action,
     # the page's 담당/우선순위 forms): each writes its event.
     fields = ("customer", "order", "category", "subject", "tags", "status", "source", "created_at", "updated_at")
@@ -312,7 +318,8 @@ class TicketAdmin(LiveChangeListMixin, admin.ModelAdmin):
         if parse_number("", str(object_id)) is None:
             raise Http404("문의 티켓을 찾을 수 없습니다.")
         ticket = get_object_or_404(Ticket, pk=object_id)
-        presence_beat(ticket_id=ticket.pk, user=request.user, typing=False)  # others see this page at once
+        page = secrets.token_hex(8)  # this page load: its leaving cannot take a newer page's presence away
+        presence_beat(ticket_id=ticket.pk, user=request.user, typing=False, page=page)  # others see it at once
         # The page follows the model permissions, as the admin's own inlines do: messages need
         # view_ticketmessage; each section decides what its user may see.
         user = request.user
@@ -360,6 +367,7 @@ class TicketAdmin(LiveChangeListMixin, admin.ModelAdmin):
             .first(),
             "present": presence_list(ticket_id=ticket.pk, exclude_user_id=user.pk),
             "presence_url": reverse("api-ops-ticket-presence", args=[ticket.number]),
+            "presence_page": page,
             "presence_every_s": max(3, int(settings.CS_PRESENCE_TTL_S) // 3),
         }
         return super().change_view(request, object_id, form_url, extra)

@@ -625,6 +625,12 @@ class OpsTicketPresenceApi(APIView):
     class InputSerializer(serializers.Serializer):
         typing = StrictBooleanField(required=False, default=False, help_text="답변 상자에 쓰는 중이면 true")
         leaving = StrictBooleanField(required=False, default=False, help_text="페이지를 닫을 때 true")
+        page = StrictCharField(
+            max_length=32,
+            required=False,
+            default="",
+            help_text="열린 페이지 하나를 가리키는 값(페이지를 열 때 받은 것)",
+        )
 
     @extend_schema_serializer(component_name="OpsTicketPresence")
     class OutputSerializer(serializers.Serializer):
@@ -640,9 +646,10 @@ class OpsTicketPresenceApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         ticket = ticket_get(ticket_id=ticket_id)
+        page = data.validated_data["page"]
         if data.validated_data["leaving"]:
-            presence_leave(ticket_id=ticket.pk, user=request.user)
+            presence_leave(ticket_id=ticket.pk, user=request.user, page=page)
         else:
-            presence_beat(ticket_id=ticket.pk, user=request.user, typing=data.validated_data["typing"])
+            presence_beat(ticket_id=ticket.pk, user=request.user, typing=data.validated_data["typing"], page=page)
         others = presence_list(ticket_id=ticket.pk, exclude_user_id=request.user.pk)
         return Response(self.OutputSerializer({"present": others}).data)

@@ -219,6 +219,7 @@ class TicketPresence(models.Model):
     )
     typing = models.BooleanField("작성 중", default=False)
     expires_at = models.DateTimeField("만료 시각")
+    page = models.CharField("열린 페이지", max_length=32, blank=True, default="")
 
     class Meta:
         verbose_name = "티켓 보는 중"

@@ -52,18 +52,19 @@ def _key(ticket_id: int) -> str:
     return f"cs:ticket-presence:{ticket_id}"
 
 
-def presence_beat(*, ticket_id: int, user: AbstractBaseUser, typing: bool) -> None:
-    """Record that `user` has the ticket open (and whether they are writing), for CS_PRESENCE_TTL_S."""
+def presence_beat(*, ticket_id: int, user: AbstractBaseUser, typing: bool, page: str = "") -> None:
+    """Record that `user` has the ticket open (and whether they are writing), for CS_PRESENCE_TTL_S. `page` names
+    the open page (one per page load), so the page a reload replaces cannot take the new one's presence away."""
     ttl = max(1, int(settings.CS_PRESENCE_TTL_S))
     url = getattr(settings, "REDIS_URL", None)
     if url:
-        entry = json.dumps({"until": time.time() + ttl, "typing": bool(typing)})
+        entry = json.dumps({"until": time.time() + ttl, "typing": bool(typing), "page": page})
         pipe = _redis(url).pipeline()
         pipe.hset(_key(ticket_id), str(user.pk), entry)
         pipe.expire(_key(ticket_id), ttl)
         pipe.execute()
         return
-    values = {"typing": bool(typing), "expires_at": timezone.now() + timedelta(seconds=ttl)}
+    values = {"typing": bool(typing), "expires_at": timezone.now() + timedelta(seconds=ttl), "page": page}
     try:
         with transaction.atomic():
             TicketPresence.objects.update_or_create(ticket_id=ticket_id, user=user, defaults=values)
@@ -71,13 +72,21 @@ def presence_beat(*, ticket_id: int, user: AbstractBaseUser, typing: bool) -> No
         TicketPresence.objects.filter(ticket_id=ticket_id, user=user).update(**values)
 
 
-def presence_leave(*, ticket_id: int, user: AbstractBaseUser) -> None:
-    """The page was closed (or the reply sent): drop the heartbeat at once instead of waiting for it to expire."""
+def presence_leave(*, ticket_id: int, user: AbstractBaseUser, page: str = "") -> None:
+    """The page was closed (or the reply sent): drop the heartbeat at once instead of waiting for it to expire.
+    With `page`, only if the heartbeat is still that page's: a page closing as its reload opens (taking the
+    ticket, a sent reply) announces its leaving after the new page has already said it is there."""
     url = getattr(settings, "REDIS_URL", None)
     if url:
-        _redis(url).hdel(_key(ticket_id), str(user.pk))
+        client = _redis(url)
+        if page:
+            raw = client.hget(_key(ticket_id), str(user.pk))
+            if raw is None or json.loads(raw).get("page", "") != page:
+                return
+        client.hdel(_key(ticket_id), str(user.pk))
         return
-    TicketPresence.objects.filter(ticket_id=ticket_id, user=user).delete()
+    rows = TicketPresence.objects.filter(ticket_id=ticket_id, user=user)
+    (rows.filter(page=page) if page else rows).delete()
 
 
 def presence_list(*, ticket_id: int, exclude_user_id: int | None = None) -> list[Present]:

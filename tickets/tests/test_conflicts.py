@@ -157,6 +157,20 @@ def test_presence_heartbeats_show_who_else_is_viewing_or_writing(asked, kim, lee
 
 
 @pytest.mark.django_db
+def test_a_page_closing_as_its_reload_opens_leaves_the_new_pages_presence(asked, kim, lee, settings):
+    """Taking the ticket or sending a reply reloads the page: the old page's leaving message arrives after the
+    new page said it is there, and must not take that away (a colleague opening the ticket then saw nobody)."""
+    settings.CS_PRESENCE_TTL_S = 30
+    presence_beat(ticket_id=asked.pk, user=kim, typing=False, page="old")
+    presence_beat(ticket_id=asked.pk, user=kim, typing=False, page="new")
+    body = {"leaving": True, "page": "old"}
+    _api(kim).post(f"/api/ops/tickets/{asked.number}/presence/", body, format="json")
+    assert [p.words for p in presence_list(ticket_id=asked.pk, exclude_user_id=lee.pk)] == ["김상담님이 보는 중"]
+    _api(kim).post(f"/api/ops/tickets/{asked.number}/presence/", {"leaving": True, "page": "new"}, format="json")
+    assert presence_list(ticket_id=asked.pk, exclude_user_id=lee.pk) == []
+
+
+@pytest.mark.django_db
 def test_the_ticket_page_says_who_else_has_it_open(asked, kim, lee, client):
     presence_beat(ticket_id=asked.pk, user=kim, typing=True)
     client.force_login(lee)
@@ -194,6 +208,9 @@ def test_presence_lives_in_redis_with_a_ttl_when_redis_is_configured(asked, kim,
         client.hset(_key(asked.pk), str(lee.pk), json.dumps({"until": time.time() - 1, "typing": False}))
         assert [p.username for p in presence_list(ticket_id=asked.pk)] == ["kim"]
         assert client.hkeys(_key(asked.pk)) == [str(kim.pk).encode()]
+        presence_beat(ticket_id=asked.pk, user=kim, typing=False, page="new")
+        presence_leave(ticket_id=asked.pk, user=kim, page="old")  # a replaced page's leaving: ignored
+        assert [p.username for p in presence_list(ticket_id=asked.pk)] == ["kim"]
         presence_leave(ticket_id=asked.pk, user=kim)
         assert presence_list(ticket_id=asked.pk) == []
     finally:

@@ -1,12 +1,10 @@
 """Every form control on the operator's main pages has an accessible name: axe-core (npm, pinned in
 package-lock.json, installed by scripts/test.sh) runs in a real headless Chromium on the admin index, the ticket
-list, the approval queue and the action admin pages (a record, its decide confirmation, the bulk confirmation),
-and finds no critical or serious violation. Each page's violations are written to
+list, the ticket page, the approval queue and the action admin pages (a record, its decide confirmation, the
+bulk confirmation), and finds no critical or serious violation. Each page's violations are written to
 test-artifacts/a11y-<page>.json. Skipped without Chromium, Playwright or axe-core outside CI.
 
-The ticket page is left out: it belongs to the ticket desk's own work, and as it stands its controls are labelled
-but three serious findings remain (the draft stages' SKIPPED badges below 4.5:1 contrast, Django's tag selector
-tooltip with an ARIA attribute its role does not allow, side-panel links told apart by colour alone)."""
+The ticket page is checked with a live draft on it (its review panel, stage badges and tag choices)."""
 
 from __future__ import annotations
 
@@ -39,7 +37,7 @@ def _world() -> dict:
     from tickets.services import ticket_create
 
     c003 = Customer.objects.select_related("user").get(pk="C003")
-    ticket_create(
+    ticket = ticket_create(
         customer=c003, category="DELIVERY", subject="배송 문의", body="언제 와요?", source="API", author=c003.user
     )
     records = [
@@ -52,7 +50,7 @@ def _world() -> dict:
         ).record
         for order_id in ("HR20260721001", "HR20260726002")
     ]
-    return {"record": records[0].pk}
+    return {"record": records[0].pk, "ticket": ticket.pk}
 
 
 def _axe(page, name: str) -> list[dict]:
@@ -96,6 +94,9 @@ def test_operator_pages_have_no_critical_or_serious_accessibility_violations(liv
 
             page.goto(f"{live_server.url}/admin/tickets/ticket/")
             found["ticket list"] = _axe(page, "ticket-list")
+
+            page.goto(f"{live_server.url}/admin/tickets/ticket/{world['ticket']}/change/")
+            found["ticket page"] = _axe(page, "ticket-page")
 
             page.goto(queue)
             found["approval queue"] = _axe(page, "approval-queue")

@@ -19,7 +19,9 @@
   }
 
   function beat(leaving) {
-    var body = JSON.stringify({ typing: Date.now() - lastInput < every * 1.5, leaving: !!leaving });
+    var body = JSON.stringify({
+      typing: Date.now() - lastInput < every * 1.5, leaving: !!leaving, page: box.dataset.page || "",
+    });
     return fetch(url, {
       method: "POST",
       credentials: "same-origin",
