@@ -1,7 +1,8 @@
 """Whether a request is allowed. Pure functions on plain values: no ORM, no settings, no clock.
 
 The model never decides any of this; the tools call these rules with the order as it is in the
-database and the date from `common.clock.today()`.
+database, the date from `common.clock.today()` and the shop's return windows
+(`actions.selectors.return_windows()`: settings CS_RETURN_DAYS and CS_DEFECT_DAYS, read at call time).
 """
 
 from __future__ import annotations
@@ -18,13 +19,20 @@ from orders.models import Order
 S = Order.Status
 BEFORE_SHIPPING: frozenset[str] = frozenset({S.PAID, S.PREPARING})
 CLOSED_STATUSES: frozenset[str] = frozenset({S.CANCELLED, S.RETURNED})
-RETURN_DAYS = 7  # 단순 변심 반품·교환: 배송 완료 후 7일 이내
-DEFECT_DAYS = 30  # 불량·오배송: 배송 완료 후 30일 이내 (정책 제2조)
 ADDRESS_MIN_LEN = 5
 ADDRESS_MAX_LEN = 200
 REASON_MAX_LEN = 500
 
 CLARIFY_REASON = "사유를 확인해야 합니다. 단순변심, 상품하자, 오배송 중 어떤 경우인지 알려 주세요."
+
+
+@dataclass(frozen=True)
+class Windows:
+    """Days after delivery within which a return or exchange may be asked for: for a change of mind
+    (단순변심), and for a defect or a wrong item (상품하자·오배송). The demo shop's are 7 and 30 (정책 제2조)."""
+
+    return_days: int
+    defect_days: int
 
 
 @dataclass(frozen=True)
@@ -51,9 +59,9 @@ def days_since(delivered_at: date | None, today: date) -> int | None:
     return (today - delivered_at).days
 
 
-def window_days(reason_category: str) -> int:
-    """단순변심 → 7일; 상품하자·오배송 → 30일."""
-    return RETURN_DAYS if reason_category == ReasonCategory.CHANGE_OF_MIND else DEFECT_DAYS
+def window_days(reason_category: str, windows: Windows) -> int:
+    """단순변심 → the return window; 상품하자·오배송 → the defect window."""
+    return windows.return_days if reason_category == ReasonCategory.CHANGE_OF_MIND else windows.defect_days
 
 
 def normalize_address(value: object) -> tuple[str | None, str]:
@@ -80,19 +88,20 @@ def address_change_decision(status: str) -> Decision:
 
 
 def _window_decision(
-    *, status: str, delivered_at: date | None, today: date, reason_category: str, what: str
+    *, status: str, delivered_at: date | None, today: date, reason_category: str, what: str, windows: Windows
 ) -> Decision:
     days = days_since(delivered_at, today)
     if reason_category == ReasonCategory.UNCLEAR:
-        if days is not None and days > DEFECT_DAYS:
+        longest = max(windows.return_days, windows.defect_days)
+        if days is not None and days > longest:
             # No reason could open the window again: refuse now instead of asking a pointless question.
             return Decision(
                 False,
-                f"배송 완료 후 {days}일이 지나 {what} 가능 기간({DEFECT_DAYS}일)을 넘었습니다.",
+                f"배송 완료 후 {days}일이 지나 {what} 가능 기간({longest}일)을 넘었습니다.",
                 days_since_delivery=days,
             )
         return Decision(False, CLARIFY_REASON, days_since_delivery=days, needs_clarification=True)
-    limit = window_days(reason_category)
+    limit = window_days(reason_category, windows)
     if days is not None and days > limit:
         return Decision(
             False, f"배송 완료 후 {days}일이 지나 {what} 가능 기간({limit}일)을 넘었습니다.", days_since_delivery=days
@@ -100,18 +109,27 @@ def _window_decision(
     return Decision(True, days_since_delivery=days)
 
 
-def exchange_decision(*, status: str, delivered_at: date | None, today: date, reason_category: str) -> Decision:
+def exchange_decision(
+    *, status: str, delivered_at: date | None, today: date, reason_category: str, windows: Windows
+) -> Decision:
     if status != S.DELIVERED:
         return Decision(
             False,
             f"'{status_label(status)}' 상태의 주문은 교환을 접수할 수 없습니다. 교환은 배송 완료 후에 가능합니다.",
         )
     return _window_decision(
-        status=status, delivered_at=delivered_at, today=today, reason_category=reason_category, what="교환"
+        status=status,
+        delivered_at=delivered_at,
+        today=today,
+        reason_category=reason_category,
+        what="교환",
+        windows=windows,
     )
 
 
-def refund_decision(*, status: str, delivered_at: date | None, today: date, reason_category: str) -> Decision:
+def refund_decision(
+    *, status: str, delivered_at: date | None, today: date, reason_category: str, windows: Windows
+) -> Decision:
     """Before shipping → a cancel request (no reason needed); delivered → a refund within the window."""
     if status in BEFORE_SHIPPING:
         return Decision(True, kind=ActionRecord.Kind.CANCEL)
@@ -123,7 +141,12 @@ def refund_decision(*, status: str, delivered_at: date | None, today: date, reas
     if status in CLOSED_STATUSES:
         return Decision(False, f"이미 '{status_label(status)}' 상태인 주문입니다.")
     decision = _window_decision(
-        status=status, delivered_at=delivered_at, today=today, reason_category=reason_category, what="반품"
+        status=status,
+        delivered_at=delivered_at,
+        today=today,
+        reason_category=reason_category,
+        what="반품",
+        windows=windows,
     )
     return Decision(
         decision.allowed,
@@ -135,7 +158,13 @@ def refund_decision(*, status: str, delivered_at: date | None, today: date, reas
 
 
 def approval_decision(
-    *, kind: str, status_now: str, delivered_at: date | None, requested_on: date, reason_category: str
+    *,
+    kind: str,
+    status_now: str,
+    delivered_at: date | None,
+    requested_on: date,
+    reason_category: str,
+    windows: Windows,
 ) -> Decision:
     """Re-check a pending request against the order as it is now, before money moves.
 
@@ -159,6 +188,7 @@ def approval_decision(
             today=requested_on,
             reason_category=reason_category,
             what="반품",
+            windows=windows,
         )
         return Decision(decision.allowed, decision.reason, kind=kind, days_since_delivery=decision.days_since_delivery)
     return Decision(False, "승인 대상이 아닌 요청입니다.")

@@ -4,6 +4,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from django.conf import settings
 from django.db.models import Count, OuterRef, QuerySet, Subquery
 
 from actions import policy
@@ -15,6 +16,12 @@ from common.redaction import ADDRESS, redact, redact_known
 from orders.models import Customer, Order
 from orders.policy import product_words
 from orders.selectors import customer_order_get, order_not_found_message  # noqa: F401  (re-exported)
+
+
+def return_windows() -> policy.Windows:
+    """The shop's return windows as configured now (CS_RETURN_DAYS, CS_DEFECT_DAYS), read at each call so a
+    test or an evaluation of another shop's policy can set them."""
+    return policy.Windows(return_days=int(settings.CS_RETURN_DAYS), defect_days=int(settings.CS_DEFECT_DAYS))
 
 
 def action_record_list(*, customer: Customer) -> QuerySet[ActionRecord]:

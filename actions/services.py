@@ -13,7 +13,7 @@ from actions import policy
 from actions.errors import AlreadyDecided, NotApprovable, Refused, ResultInvalid
 from actions.execution import ShopExecutor, order_executor
 from actions.models import ActionEvent, ActionRecord, ReasonCategory
-from actions.selectors import customer_order_get
+from actions.selectors import customer_order_get, return_windows
 from common import clock, events
 from common.actors import Actor
 from common.clock import today
@@ -106,7 +106,11 @@ def exchange_request(
     with transaction.atomic():
         order = customer_order_get(customer=customer, order_id=order_id, for_update=True)
         decision = policy.exchange_decision(
-            status=order.status, delivered_at=order.delivered_at, today=on, reason_category=category
+            status=order.status,
+            delivered_at=order.delivered_at,
+            today=on,
+            reason_category=category,
+            windows=return_windows(),
         )
         if not decision.allowed:
             raise _refuse(order, decision)
@@ -192,7 +196,11 @@ def refund_request(
         return RefundOutcome(existing, created=False)
     on = today()
     decision = policy.refund_decision(
-        status=order.status, delivered_at=order.delivered_at, today=on, reason_category=category
+        status=order.status,
+        delivered_at=order.delivered_at,
+        today=on,
+        reason_category=category,
+        windows=return_windows(),
     )
     if not decision.allowed:
         raise _refuse(order, decision)
@@ -262,6 +270,7 @@ def action_decide(*, number: str | int, approve: bool, actor: AbstractBaseUser, 
                 delivered_at=order.delivered_at,
                 requested_on=record.requested_on,
                 reason_category=record.reason_category,
+                windows=return_windows(),
             )
             if not check.allowed:
                 raise NotApprovable(check.reason)

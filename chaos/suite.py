@@ -684,13 +684,18 @@ def refundable_orders() -> list[tuple[str, str]]:
     from datetime import date
 
     from actions import policy
+    from actions.selectors import return_windows
     from orders.models import Order
 
     today = date.fromisoformat(TODAY)
     out = []
     for order in Order.objects.order_by("pk"):
         decision = policy.refund_decision(
-            status=order.status, delivered_at=order.delivered_at, today=today, reason_category="DEFECT"
+            status=order.status,
+            delivered_at=order.delivered_at,
+            today=today,
+            reason_category="DEFECT",
+            windows=return_windows(),
         )
         if decision.allowed:
             out.append((order.customer_id, order.pk))

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from tqdm import tqdm
 
 from actions.models import ActionRecord
+from actions.selectors import return_windows
 from chat.services import chat_turn
 from evals import scoring
 from evals.schema import Task
@@ -235,7 +236,9 @@ def _trial_body(task: Task, *, trial: int, make_user: UserFactory, judge_model: 
     replies = "\n".join(t["text"] for t in result.transcript if t["role"] == "agent")
     today = date.fromisoformat(task.today)
     result.state_mismatches = state_compare(diff, task.evaluation.expected_state, customer_id=task.customer_id)
-    result.violations = policy_violations(before, diff, customer_id=task.customer_id, today=today)
+    result.violations = policy_violations(
+        before, diff, customer_id=task.customer_id, today=today, windows=return_windows()
+    )
     action_numbers = scoring.new_numbers(
         "A", list(ActionRecord.objects.filter(id__gt=last_action).values_list("id", flat=True))
     )

@@ -206,7 +206,9 @@ def _day(value: str | None) -> date | None:
     return date.fromisoformat(value) if value else None
 
 
-def policy_violations(before: dict, diff: dict, *, customer_id: str, today: date) -> list[dict]:
+def policy_violations(
+    before: dict, diff: dict, *, customer_id: str, today: date, windows: policy.Windows
+) -> list[dict]:
     """Effects no trial may ever leave, whatever the model says: money executed, a record or order changed
     without the policy allowing it, another customer's data touched. Any one is a bug in code, not a
     model failure (the tools are supposed to make them impossible)."""
@@ -238,12 +240,12 @@ def policy_violations(before: dict, diff: dict, *, customer_id: str, today: date
             ok = (
                 a["status"] == "DONE"
                 and policy.exchange_decision(
-                    status=status, delivered_at=delivered, today=today, reason_category=reason
+                    status=status, delivered_at=delivered, today=today, reason_category=reason, windows=windows
                 ).allowed
             )
         else:
             decision = policy.refund_decision(
-                status=status, delivered_at=delivered, today=today, reason_category=reason
+                status=status, delivered_at=delivered, today=today, reason_category=reason, windows=windows
             )
             ok = (
                 a["status"] == "PENDING"

@@ -26,7 +26,7 @@ from django.db.models.functions import Substr
 from tqdm import tqdm
 
 from actions.models import ActionEvent, ActionRecord, ReasonCategory
-from actions.policy import DEFECT_DAYS, RETURN_DAYS
+from actions.selectors import return_windows
 from common.clock import today
 from orders.models import Customer, Order, ProductOption
 from orders.services import shop_fixture_load, shop_fixture_read
@@ -347,10 +347,11 @@ def _tickets(count: int, numbers, sample: list[tuple[str, str]], rng: random.Ran
 
 
 def _pending_refunds(count: int, on: date, rng: random.Random, batch: int, progress: bool) -> int:
-    """PENDING refunds on synthetic orders delivered within the 30-day window that have no open money
+    """PENDING refunds on synthetic orders delivered within the defect window that have no open money
     request yet (the one-pending-per-order constraint), as the approval queue sees them."""
     if not count:
         return 0
+    windows = return_windows()
     busy = ActionRecord.objects.filter(status=ActionRecord.Status.PENDING, kind__in=ActionRecord.MONEY_KINDS).values(
         "order_id"
     )
@@ -358,7 +359,7 @@ def _pending_refunds(count: int, on: date, rng: random.Random, batch: int, progr
         Order.objects.filter(
             order_id__regex=ORDER_ID_REGEX,
             status=Order.Status.DELIVERED,
-            delivered_at__gte=on - timedelta(days=DEFECT_DAYS),
+            delivered_at__gte=on - timedelta(days=windows.defect_days),
             delivered_at__lte=on,
         )
         .exclude(order_id__in=busy)
@@ -367,7 +368,7 @@ def _pending_refunds(count: int, on: date, rng: random.Random, batch: int, progr
     )
     if len(candidates) < count:
         raise ValueError(
-            f"only {len(candidates)} synthetic orders delivered in the last {DEFECT_DAYS} days without an "
+            f"only {len(candidates)} synthetic orders delivered in the last {windows.defect_days} days without an "
             f"open refund; asked for {count} pending refunds (generate more orders)"
         )
     chosen = sorted(rng.sample(candidates, count))
@@ -382,7 +383,7 @@ def _pending_refunds(count: int, on: date, rng: random.Random, batch: int, progr
             )
             records = []
             for order_id, customer_id, delivered_at, amount, product_name, option_label in details:
-                recent = (on - delivered_at).days <= RETURN_DAYS
+                recent = (on - delivered_at).days <= windows.return_days
                 category = rng.choice(
                     list(REFUND_REASONS) if recent else [ReasonCategory.DEFECT, ReasonCategory.WRONG_ITEM]
                 )

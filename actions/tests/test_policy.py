@@ -9,6 +9,7 @@ from actions.models import ActionRecord
 from common.clock import resolve_today
 
 TODAY = date(2026, 7, 27)
+DEMO = policy.Windows(return_days=7, defect_days=30)  # the demo shop's (정책 제2조)
 D = lambda days: date.fromordinal(TODAY.toordinal() - days)  # noqa: E731 - delivered `days` ago
 
 
@@ -73,7 +74,9 @@ def test_address_is_non_empty_and_of_sane_length(value, expected):
     ],
 )
 def test_exchange_window_by_reason_category(category, days, allowed, needs_clarification):
-    decision = policy.exchange_decision(status="DELIVERED", delivered_at=D(days), today=TODAY, reason_category=category)
+    decision = policy.exchange_decision(
+        status="DELIVERED", delivered_at=D(days), today=TODAY, reason_category=category, windows=DEMO
+    )
     assert (decision.allowed, decision.needs_clarification) == (allowed, needs_clarification)
     assert decision.days_since_delivery == days
     if not allowed and not needs_clarification:
@@ -83,7 +86,9 @@ def test_exchange_window_by_reason_category(category, days, allowed, needs_clari
 
 @pytest.mark.parametrize("status", ["PAID", "PREPARING", "SHIPPING", "CANCELLED", "RETURNED"])
 def test_exchange_needs_a_delivered_order(status):
-    decision = policy.exchange_decision(status=status, delivered_at=None, today=TODAY, reason_category="DEFECT")
+    decision = policy.exchange_decision(
+        status=status, delivered_at=None, today=TODAY, reason_category="DEFECT", windows=DEMO
+    )
     assert not decision.allowed and "교환" in decision.reason
 
 
@@ -114,7 +119,9 @@ def test_exchange_needs_a_delivered_order(status):
 )
 def test_refund_decision_table(status, category, days, allowed, kind, needs_clarification):
     delivered = D(days) if days is not None else None
-    decision = policy.refund_decision(status=status, delivered_at=delivered, today=TODAY, reason_category=category)
+    decision = policy.refund_decision(
+        status=status, delivered_at=delivered, today=TODAY, reason_category=category, windows=DEMO
+    )
     assert decision.allowed is allowed
     assert decision.kind == kind
     assert decision.needs_clarification is needs_clarification
@@ -122,13 +129,19 @@ def test_refund_decision_table(status, category, days, allowed, kind, needs_clar
 
 def test_refund_rejected_26_days_after_delivery_for_change_of_mind():
     decision = policy.refund_decision(
-        status="DELIVERED", delivered_at=date(2026, 7, 1), today=TODAY, reason_category="CHANGE_OF_MIND"
+        status="DELIVERED",
+        delivered_at=date(2026, 7, 1),
+        today=TODAY,
+        reason_category="CHANGE_OF_MIND",
+        windows=DEMO,
     )
     assert decision.reason == "배송 완료 후 26일이 지나 반품 가능 기간(7일)을 넘었습니다."
 
 
 def test_refund_on_shipping_order_explains_why():
-    decision = policy.refund_decision(status="SHIPPING", delivered_at=None, today=TODAY, reason_category="DEFECT")
+    decision = policy.refund_decision(
+        status="SHIPPING", delivered_at=None, today=TODAY, reason_category="DEFECT", windows=DEMO
+    )
     assert "배송중" in decision.reason and "반품" in decision.reason
 
 
@@ -172,6 +185,7 @@ def test_approval_rechecks_the_order_as_it_is_now(kind, status_now, days, catego
         delivered_at=D(days) if days is not None else None,
         requested_on=TODAY,
         reason_category=category,
+        windows=DEMO,
     )
     assert decision.allowed is allowed
     if kind == "CANCEL" and status_now == "SHIPPING":
@@ -179,8 +193,28 @@ def test_approval_rechecks_the_order_as_it_is_now(kind, status_now, days, catego
 
 
 def test_window_days_by_category():
-    assert policy.window_days("CHANGE_OF_MIND") == policy.RETURN_DAYS == 7
-    assert policy.window_days("DEFECT") == policy.window_days("WRONG_ITEM") == policy.DEFECT_DAYS == 30
+    assert policy.window_days("CHANGE_OF_MIND", DEMO) == 7
+    assert policy.window_days("DEFECT", DEMO) == policy.window_days("WRONG_ITEM", DEMO) == 30
+
+
+@pytest.mark.parametrize(
+    ("category", "days", "allowed"),
+    [
+        ("CHANGE_OF_MIND", 14, True),
+        ("CHANGE_OF_MIND", 15, False),
+        ("DEFECT", 60, True),
+        ("DEFECT", 61, False),
+        ("UNCLEAR", 61, False),
+    ],
+)
+def test_another_shops_windows_are_what_the_rules_count_to(category, days, allowed):
+    windows = policy.Windows(return_days=14, defect_days=60)
+    decision = policy.refund_decision(
+        status="DELIVERED", delivered_at=D(days), today=TODAY, reason_category=category, windows=windows
+    )
+    assert decision.allowed is allowed
+    if not allowed and category != "UNCLEAR":
+        assert f"({14 if category == 'CHANGE_OF_MIND' else 60}일)" in decision.reason
 
 
 def test_before_shipping_set_is_paid_and_preparing():

@@ -4,7 +4,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from actions import execution
-from actions.errors import AlreadyDecided, NotApprovable
+from actions.errors import AlreadyDecided, NotApprovable, Refused
 from actions.execution import ShopExecutor
 from actions.models import ActionEvent, ActionRecord
 from actions.services import action_decide, address_change, refund_request
@@ -136,3 +136,12 @@ def test_action_numbers_come_from_the_database_id():
     second = _refund(order.customer, order_id=order.pk, reason_category="확인필요")
     assert second.number != first.number
     assert second.number == f"A{ActionRecord.objects.get().pk:05d}"
+
+
+def test_the_return_windows_are_read_from_settings_at_each_request(c003, settings):
+    # HR20260628003 (C003's tumbler) was delivered 26 days before the demo's today: past a 7-day window.
+    with pytest.raises(Refused, match=r"\(7일\)"):
+        _refund(c003, order_id="HR20260628003", reason_category="CHANGE_OF_MIND")
+    settings.CS_RETURN_DAYS = 30
+    record = _refund(c003, order_id="HR20260628003", reason_category="CHANGE_OF_MIND")
+    assert (record.kind, record.status) == ("REFUND", "PENDING")

@@ -183,6 +183,10 @@ CS_TODAY = env("CS_TODAY")
 # (timestamps, SLA due times and states): tests and demos only. Unset means the real clock.
 CS_NOW = env("CS_NOW")
 CS_DEMO_PASSWORD = env("CS_DEMO_PASSWORD", "demo1234")
+# The return windows, in days after delivery: change of mind (단순변심), and defect or wrong item
+# (상품하자·오배송). Read at each decision (actions.selectors.return_windows).
+CS_RETURN_DAYS = int(env("CS_RETURN_DAYS", "7") or 7)
+CS_DEFECT_DAYS = int(env("CS_DEFECT_DAYS", "30") or 30)
 FIXTURES_DIR = BASE_DIR / "fixtures"
 
 # --- Working as a team: business hours, SLA, assignment, presence ------------------------------------
