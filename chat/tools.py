@@ -358,7 +358,7 @@ def _customer_bound(ctx: ToolContext, text: str, *, order_id: str | None = None)
 @agent_tool(
     "request_exchange",
     "[직접 처리] 배송 완료된 주문을 같은 상품의 다른 옵션으로 교환 접수한다. "
-    "기간(단순변심 7일, 상품하자·오배송 30일)과 재고는 도구가 판정한다.",
+    "기간(배송 완료 후 단순변심·상품하자·오배송별로 쇼핑몰이 정한 일수)과 재고는 도구가 판정한다.",
     ExchangeArgs,
     label="교환 접수",
 )
