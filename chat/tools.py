@@ -32,7 +32,12 @@ from actions import services
 from actions.errors import Refused
 from actions.models import ActionRecord
 from actions.policy import customer_status_message, days_since
-from actions.selectors import action_record_list, action_record_summary_masked, money_claims_strip
+from actions.selectors import (
+    action_record_list,
+    action_record_summary_masked,
+    customer_order_get,
+    money_claims_strip,
+)
 from chat.selectors import money_request_refused
 from common.actors import Actor
 from common.business_hours import after_hours_notice, business_calendar
@@ -94,6 +99,7 @@ class TicketArgs(_Args):
         json_schema_extra={"enum": [c.label for c in Ticket.Category]},
     )
     summary: str = Field(description="상담원이 읽을 요청 요약", min_length=1, max_length=1000)
+    order_id: str = Field(default="", description="요청이 관한 고객의 주문번호 (있으면)", max_length=32)
 
 
 @dataclass
@@ -409,6 +415,12 @@ def request_refund(ctx: ToolContext, args: RefundArgs) -> dict:
 )
 def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
     summary = _customer_bound(ctx, args.summary)
+    order, order_problem = None, ""
+    if args.order_id:
+        try:  # a handoff never fails over its order: an unknown (or someone else's) one is left off
+            order = customer_order_get(customer=ctx.customer, order_id=args.order_id)
+        except NotFound as exc:
+            order_problem = f"{exc.message} 주문 없이 접수했습니다."
     created = False
     # A person asked for after the rules refused the customer's money (tickets.policy.initial_priority: 높음).
     refused = ctx.turn_money_refused or (
@@ -427,6 +439,7 @@ def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
             author=ctx.customer.user,
             transcript=ctx.transcript() if ctx.transcript is not None else "",
             after_refused_money_request=refused,
+            order=order,
         )
         if not created and ticket.status == Ticket.Status.ANSWERED:
             # Asked again after an operator answered: the request goes back to a person (reopened).
@@ -441,6 +454,7 @@ def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
             source=Ticket.Source.AGENT,
             author=ctx.customer.user,
             after_refused_money_request=refused,
+            order=order,
         )
         created = True
     ctx.turn_ticket = ticket
@@ -450,8 +464,11 @@ def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
         "category": ticket.get_category_display(),
         "status": ticket.get_status_display(),
         "status_code": ticket.status,
+        "order_id": ticket.order_id,
         "message": "상담원 티켓을 접수했습니다. 담당자가 확인 후 연락드립니다.",
     }
+    if order_problem:
+        result["order_note"] = order_problem
     if not created:
         result.update(already_open=True, message="이미 접수된 상담원 티켓이 있습니다. 담당자가 확인 후 연락드립니다.")
     # Outside business hours the customer is told when a person will answer (the reply carries it as written).

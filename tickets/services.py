@@ -226,8 +226,10 @@ def ticket_handoff_get_or_create(
     author: AbstractBaseUser | None,
     transcript: str = "",
     after_refused_money_request: bool = False,
+    order: Order | None = None,
 ) -> tuple[Ticket, bool]:
-    """The conversation's one open handoff ticket: the existing one (created=False) or a new one.
+    """The conversation's one open handoff ticket: the existing one (created=False) or a new one, about
+    `order` when the customer named one.
     The database constraint `ticket_one_open_handoff_per_conversation` settles concurrent requests.
 
     A new ticket carries the conversation so far (`transcript`, masked here with `common.redaction.redact`)
@@ -246,6 +248,7 @@ def ticket_handoff_get_or_create(
                 author=author,
                 chat_conversation_id=chat_conversation_id,
                 after_refused_money_request=after_refused_money_request,
+                order=order,
             )
             if transcript.strip():
                 ticket_note_add(

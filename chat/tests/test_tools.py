@@ -176,6 +176,20 @@ def test_create_ticket_and_get_my_requests(tools):
     assert [x["ticket_id"] for x in mine["tickets"]] == [t.number]
 
 
+def test_a_ticket_about_an_order_is_linked_to_it_and_never_to_someone_elses(tools):
+    about = tools.call(
+        "create_ticket", {"category": "배송", "summary": "백팩 배송이 늦어요", "order_id": "HR20260724005"}
+    )
+    assert about["ok"] is True and about["order_id"] == "HR20260724005"
+    assert Ticket.objects.get(pk=int(about["ticket_id"][1:])).order_id == "HR20260724005"
+    other = make_action_tools(Customer.objects.get(pk="C003"))
+    foreign = other.call(
+        "create_ticket", {"category": "배송", "summary": "이 주문도 봐 주세요", "order_id": _foreign_order_id()}
+    )
+    assert foreign["ok"] is True and foreign["order_id"] is None and "찾을 수 없" in foreign["order_note"]
+    assert Ticket.objects.get(pk=int(foreign["ticket_id"][1:])).order_id is None
+
+
 def test_unknown_tool_malformed_json_and_invalid_values_are_results_not_crashes(tools):
     assert tools.call("decide", {"action_id": "A00001", "approve": True})["error"] == "unknown_tool"
     assert tools.call("request_refund", "{not json")["error"] == "invalid_arguments"
