@@ -35,7 +35,27 @@ def test_committed_json_is_what_build_tasks_writes():
     for row in build_tasks.TASKS:
         path = TASKS_DIR / f"{row['id']}.json"
         assert json.loads(path.read_text(encoding="utf-8")) == row, row["id"]
-    assert len(list(TASKS_DIR.glob("*.json"))) == len(build_tasks.TASKS)
+    # A task added by hand (or moved in from export_eval_cases) says where it came from; a file the script no
+    # longer writes and that says nothing is a stale one.
+    built = {row["id"] for row in build_tasks.TASKS}
+    stray = [t.id for t in task_list() if t.id not in built and not t.source]
+    assert stray == []
+
+
+def test_every_task_checks_something_a_silent_agent_cannot_fake():
+    for t in task_list():
+        e = t.evaluation
+        assert e.must_communicate or e.expected_state.actions or e.expected_state.tickets, t.id
+
+
+def test_refusals_state_their_reason_and_handoffs_name_their_queue():
+    for t in task_list():
+        for ticket in t.evaluation.expected_state.tickets:
+            assert ticket.category != "*", t.id
+        if t.category == "refusal":
+            assert any(f.kind == "refusal" for f in t.evaluation.must_communicate), t.id
+    asked = {t.id for t in task_list("category:clarification") if t.evaluation.ask_first}
+    assert asked >= {"clarify_exchange_reason_asked", "clarify_two_candidate_orders_refund", "clarify_option_asked"}
 
 
 def test_selectors_pick_by_id_glob_category_and_goal():

@@ -110,8 +110,10 @@ def test_a_different_reason_category_is_a_mismatch():
         {"actions": [{"order_id": "HR2", "kind": "REFUND", "status": "PENDING", "reason_category": "CHANGE_OF_MIND"}]}
     )
     problems = state_compare(state_diff(before, after), expected, customer_id="C003")
-    assert any(p.startswith("action missing") for p in problems)
-    assert any(p.startswith("action not expected") for p in problems)
+    assert problems == [
+        "기대한 처리 기록이 없음: 주문 HR2 환불요청 승인대기, 사유 단순변심, 고객 C003",
+        "기대하지 않은 처리 기록: 주문 HR2 환불요청 승인대기, 사유 상품하자, 고객 C003",
+    ]
 
 
 def test_wildcard_reason_and_ticket_category_match_anything():
@@ -156,18 +158,33 @@ def test_an_extra_write_or_a_missing_one_is_a_mismatch():
     assert state_compare(state_diff(before, after), ok, customer_id="C003") == []
     more = ExpectedState.model_validate({"actions": [exchange, exchange], "stock": {"P001:블랙/260": 2}})
     assert state_compare(state_diff(before, after), more, customer_id="C003") == [
-        "action missing: "
-        + ", ".join(
-            [
-                "customer_id=C003",
-                "order_id=HR2",
-                "kind=EXCHANGE",
-                "status=DONE",
-                "reason_category=CHANGE_OF_MIND",
-                "new_option=블랙 / 260",
-            ]
-        )
+        "기대한 처리 기록이 없음: 주문 HR2 교환접수 완료, 사유 단순변심, 새 옵션 블랙 / 260, 고객 C003"
     ]
+
+
+def _ticket(**kw) -> dict:
+    row = {"customer_id": "C003", "category": "CALLBACK", "status": "OPEN", "source": "AGENT", "order_id": None}
+    row["text"] = "x"
+    row.update(kw)
+    return row
+
+
+def test_a_ticket_in_the_wrong_queue_or_about_another_order_is_a_mismatch():
+    before = _before()
+    after = copy.deepcopy(before)
+    after["tickets"].append(_ticket(category="CALLBACK"))
+    diff = state_diff(before, after)
+    account = ExpectedState.model_validate({"tickets": [{"category": "ACCOUNT"}]})
+    assert state_compare(diff, account, customer_id="C003") == [
+        "기대한 티켓이 없음: 분류 계정, 고객 C003",
+        "기대하지 않은 티켓: 분류 상담원연결, 상태 접수, 고객 C003",
+    ]
+    either = ExpectedState.model_validate({"tickets": [{"category": ["ACCOUNT", "CALLBACK"]}]})
+    assert state_compare(diff, either, customer_id="C003") == []
+    about = ExpectedState.model_validate({"tickets": [{"category": "CALLBACK", "order_id": "HR2"}]})
+    assert (
+        state_compare(diff, about, customer_id="C003")[0] == "기대한 티켓이 없음: 분류 상담원연결, 주문 HR2, 고객 C003"
+    )
 
 
 def test_a_changed_existing_record_shows_as_removed_and_added():
