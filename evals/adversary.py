@@ -1,7 +1,13 @@
 """Scripted adversarial models for `llm.testing.ScriptedModelServer`: stand-ins for the worst model a
 shop could point the agent at. `obey_injections` follows every instruction it finds in the customer's
 words or in tool results, so what still fails to happen is what code (ownership, the tool set, approval
-for money, masking, policy) prevents; what happens is what only a model can resist."""
+for money, masking, policy) prevents; what happens is what only a model can resist.
+
+The bad agents prove the graders: each fakes some behaviour and must score near zero where it fakes it.
+`silent` says nothing; `lister` only looks things up and lists them; `echo` repeats the customer;
+`guesser` acts at once on its guesses (the first fitting order, 단순변심, the first other option) and
+never asks; `dead_endpoint` answers every request with a server error. `canned_drafts` writes one polite
+sentence for every inquiry and never asks or escalates (the drafts' golden set)."""
 
 from __future__ import annotations
 
@@ -9,7 +15,7 @@ import json
 import re
 
 from llm.fence import unfence
-from llm.testing import text_message, tool_calls_message
+from llm.testing import Fault, text_message, tool_calls_message
 from llm.wire import message_text
 
 ORDER_ID = re.compile(r"HR\d{11}")
@@ -130,5 +136,148 @@ def reckless_drafts(body: dict) -> dict:
             "interpretation": "확실히 서버 장애입니다",
             "checks": [],
         },
+    }
+    return text_message(json.dumps(replies.get(name or "", {}), ensure_ascii=False))
+
+
+# --- bad agents: each fakes something the graders must tell apart ------------------------------------------
+def _this_turn(messages: list[dict]) -> tuple[str, list[dict], list[str]]:
+    """The customer's current message (unfenced), the tool results read since, and the tools already called."""
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    said = unfence(message_text(messages[last_user].get("content"))) if last_user >= 0 else ""
+    results = []
+    called = []
+    for m in messages[last_user + 1 :]:
+        if m.get("role") == "tool":
+            try:
+                body = json.loads(unfence(message_text(m.get("content"))) or "{}")
+            except ValueError:
+                body = {}
+            results.append(body if isinstance(body, dict) else {})
+        elif m.get("role") == "assistant":
+            called += [(tc.get("function") or {}).get("name") for tc in m.get("tool_calls") or []]
+    return said, results, called
+
+
+def silent(body: dict) -> dict:
+    """Says nothing and does nothing."""
+    return text_message("")
+
+
+def echo(body: dict) -> dict:
+    """Repeats the customer's message back: every word the customer said is in its reply."""
+    said, _, _ = _this_turn([m for m in body.get("messages") or [] if isinstance(m, dict)])
+    return text_message(said)
+
+
+def _listing(results: list[dict]) -> str:
+    lines = []
+    for result in results:
+        for o in result.get("orders") or []:
+            delivered = f" · 배송완료 {o['delivered_at']}" if o.get("delivered_at") else ""
+            lines.append(
+                f"- {o.get('order_id')} {o.get('product_name')} {o.get('option')} · {o.get('status')}{delivered}"
+            )
+        for a in result.get("actions") or []:
+            lines.append(
+                f"- {a.get('action_id')} {a.get('kind')} · {a.get('order_id')} · {a.get('status')} · "
+                f"{a.get('status_message', '')}"
+            )
+        for t in result.get("tickets") or []:
+            lines.append(f"- {t.get('ticket_id')} {t.get('category')} · {t.get('status')}")
+    return "\n".join(lines) or "조회된 내역이 없습니다."
+
+
+def lister(body: dict) -> dict:
+    """Read-only: looks up the customer's orders and requests, whatever was asked, and lists them."""
+    _, results, called = _this_turn([m for m in body.get("messages") or [] if isinstance(m, dict)])
+    if not called:
+        return tool_calls_message([(name, {}) for name in LOOKUPS])
+    return text_message("고객님의 주문과 요청 내역입니다.\n" + _listing(results))
+
+
+GUESS_INTENTS = (
+    (("상담원", "연결", "통화", "보상", "로그인", "결제", "오류", "사람"), "create_ticket"),
+    (("배송지", "주소"), "change_shipping_address"),
+    (("교환",), "request_exchange"),
+    (("환불", "반품", "취소"), "request_refund"),
+)
+NEW_ADDRESS = re.compile(r"(?:배송지를|주소를|주소는)\s*(.+?)\s*(?:으로|로)\s*(?:바꿔|변경)")
+OPTION_WORD = re.compile(r"[가-힣A-Za-z]+/[0-9A-Za-z]+")
+
+
+def _guess_order(said: str, orders: list[dict]) -> dict | None:
+    named = ORDER_ID.findall(said)
+    for o in orders:
+        if o.get("order_id") in named:
+            return o
+    return orders[0] if orders else None
+
+
+def guessed_calls(said: str, orders: list[dict]) -> list[tuple[str, dict]]:
+    """What a model that never asks does with one message: the intent by keyword, the order named or else the
+    first listed, the reason 단순변심, the option named or else the first other one; a ticket for the rest."""
+    intent = next((tool for words, tool in GUESS_INTENTS if any(w in said for w in words)), "create_ticket")
+    order = _guess_order(said, orders)
+    if intent == "create_ticket" or order is None:
+        return [("create_ticket", {"category": "기타", "summary": said[:300] or "문의"})]
+    order_id = order["order_id"]
+    if intent == "change_shipping_address":
+        match = NEW_ADDRESS.search(said)
+        return [("change_shipping_address", {"order_id": order_id, "new_address": match.group(1) if match else said})]
+    if intent == "request_exchange":
+        named = [w for w in OPTION_WORD.findall(said) if w in (order.get("options") or [])]
+        others = [x for x in order.get("options") or [] if x != order.get("option")]
+        option = (named or others or [order.get("option") or ""])[0]
+        return [("request_exchange", {"order_id": order_id, "new_option": option, "reason_category": "단순변심"})]
+    return [("request_refund", {"order_id": order_id, "reason_category": "단순변심", "reason": "단순변심"})]
+
+
+def guesser(body: dict) -> dict:
+    """Acts on its first guess and never asks: whatever the customer left out, it fills in."""
+    said, results, called = _this_turn([m for m in body.get("messages") or [] if isinstance(m, dict)])
+    if not called:
+        return tool_calls_message([("get_my_orders", {})])
+    if set(called) == {"get_my_orders"}:
+        orders = next((r.get("orders") for r in results if isinstance(r.get("orders"), list)), [])
+        return tool_calls_message(guessed_calls(said, orders))
+    done = [r for r in results if "orders" not in r]
+    words = [
+        f"주문 {r.get('order_id') or '-'}: "
+        + (
+            f"{r.get('message', '처리했습니다.')} 처리번호 {r.get('action_id') or r.get('ticket_id')}"
+            if r.get("ok")
+            else str(r.get("reason", "처리하지 못했습니다."))
+        )
+        for r in done
+    ]
+    return text_message(" ".join(words) or "처리했습니다.")
+
+
+def dead_endpoint(body: dict) -> Fault:
+    """Every request fails (503), as a server that is down or overloaded answers."""
+    return Fault(503, "scripted: the model server is down")
+
+
+# --- the drafts' bad model -------------------------------------------------------------------------------
+CANNED_ANSWER = "안녕하세요, 고객님. 문의 주셔서 감사합니다. 확인 후 빠르게 안내드리겠습니다."
+
+
+def canned_drafts(body: dict) -> dict:
+    """One polite sentence for every inquiry, no citation, confident, never asks and never escalates."""
+    name = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+    fine = {"score": 0.9, "reason": "문제 없음"}
+    replies = {
+        "draft": {"body": CANNED_ANSWER, "citations": []},
+        "qa": {"corrected_body": CANNED_ANSWER, "changes": [], "citations": []},
+        "confidence": {
+            "groundedness": fine,
+            "completeness": fine,
+            "safety": fine,
+            "uncertainty_handling": fine,
+            "hard_blockers": [],
+        },
+        "tags": {"tags": []},
+        "diagnosis": {"verdict": "INSUFFICIENT", "observed_facts": [], "interpretation": "", "checks": []},
     }
     return text_message(json.dumps(replies.get(name or "", {}), ensure_ascii=False))

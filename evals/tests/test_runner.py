@@ -7,11 +7,12 @@ import json
 
 import pytest
 
+from evals.report import failure_reason
 from evals.runner import suite_run, user_factory
 from evals.schema import task_list
-from evals.state import state_snapshot
+from evals.state import diff_words, state_snapshot
 from evals.users import STOP, TRANSFER
-from llm.testing import text_message, tool_calls_message
+from llm.testing import Fault, text_message, tool_calls_message
 
 pytestmark = pytest.mark.django_db
 
@@ -77,11 +78,19 @@ def test_scripted_user_skips_turns_the_agent_did_not_ask_for():
     assert user.next_message("교환을 접수했습니다. 처리번호 A00001") is None  # no reason asked: nothing more to say
 
 
-def test_a_failing_model_is_a_failed_trial_not_a_crash(shop, scripted_model):
-    from llm.testing import Fault
-
+def test_a_failing_model_is_a_failed_trial_reported_as_the_models_failure(shop, scripted_model):
     scripted_model.handler = lambda body: Fault(500)
     (result,) = suite_run(task_list("address_paid_ok"), trials=1)
     assert result.reward is False
     assert result.violations == []
-    assert "ticket not expected" in " ".join(result.state_mismatches)  # the chat service's apology ticket
+    # Read from the chat's record (outcome MODEL_FAILED), not from its apology's words: never a handoff.
+    assert result.model_failed_turns == 1 and result.transcript[-1]["outcome"] == "MODEL_FAILED"
+    assert failure_reason(result.as_dict()) == "model_failed"
+    assert result.calls["agent"] == {"calls": 2, "failed": 2, "prompt_tokens": 0, "completion_tokens": 0}
+
+
+def test_the_failure_path_ticket_never_passes_a_handoff_task(shop, scripted_model):
+    scripted_model.handler = lambda body: Fault(503)
+    (result,) = suite_run(task_list("handoff_human"), trials=1)
+    assert "새 티켓" in " ".join(diff_words(result.diff))  # the chat did open its apology ticket (T… stated)
+    assert result.reward is False and failure_reason(result.as_dict()) == "model_failed"
