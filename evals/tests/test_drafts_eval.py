@@ -12,11 +12,14 @@ from evals import build_draft_cases
 from evals.drafts_eval import (
     ROUTES,
     VERDICTS,
+    DraftCase,
     auroc,
     confidence_auroc,
     diagnosis_leaks,
     draft_case_list,
+    draft_case_score,
     draft_route,
+    route_balanced_accuracy,
 )
 
 
@@ -41,13 +44,46 @@ def test_golden_set_has_40_cases_whose_key_points_quote_their_documents():
         for doc_id in case.expected.required_citations + case.expected.allowed_citations:
             assert doc_id in docs, (case.id, doc_id)
     assert {c.expected.diagnosis_verdict for c in cases} >= set(VERDICTS)
-    assert {c.expected.route for c in cases} >= {"draft", "escalate"}
+    routes = [c.expected.route for c in cases]
+    assert set(routes) == set(ROUTES) and routes.count("ask") >= 5 and routes.count("escalate") >= 5
 
 
 def test_committed_cases_are_what_the_builder_writes():
     for row in build_draft_cases.CASES:
         path = build_draft_cases.CASES_DIR / f"{row['id']}.json"
         assert json.loads(path.read_text(encoding="utf-8")) == row
+
+
+def test_key_points_ask_for_specific_facts_not_words_any_reply_or_the_question_has():
+    generic = {"확인", "승인", "취소", "반품", "부담", "이미", "다시", "변경", "지연", "무료", "국내"}
+    for case in draft_case_list():
+        for point in case.expected.key_points:
+            assert not generic & set(point.any_of), (case.id, point.any_of)
+            assert not any(word in case.body for word in point.any_of), (case.id, point.any_of)
+
+
+def test_an_answer_reproducing_one_rated_down_is_a_must_not_violation():
+    case = DraftCase.model_validate(
+        {
+            "id": "rated",
+            "customer_id": "C003",
+            "category": "DELIVERY",
+            "subject": "s",
+            "body": "b",
+            "expected": {"must_not_reproduce": ["배송은 내일 도착합니다. 걱정하지 마세요."]},
+        }
+    )
+    kwargs = {"citations": [], "hard_blockers": [], "diagnosis": {}}
+    again = draft_case_score(case, answer="배송은 내일 도착합니다.  걱정하지 마세요!", **kwargs)
+    assert again["must_not_violations"] and again["must_not_violations"][0].startswith("👎 받은 답변을 되풀이")
+    assert draft_case_score(case, answer="배송은 1~2영업일 안에 출고됩니다.", **kwargs)["must_not_violations"] == []
+
+
+def test_a_failed_draft_fails_every_measure_instead_of_scoring_as_a_draft():
+    (case,) = draft_case_list("shipping_fee")
+    score = draft_case_score(case, answer="", citations=[], hard_blockers=[], diagnosis={}, failure="초안이 없음")
+    assert score["route"] == "failed" and score["key_points_found"] == 0
+    assert route_balanced_accuracy([score]) == 0.0
 
 
 def test_auroc_known_values():
@@ -115,3 +151,18 @@ def test_reckless_draft_model_is_caught_by_the_golden_set_and_by_code(shop_knowl
     assert "made-up-policy" not in cited  # fabricated citations are dropped by code
     verdicts = {s["id"]: s["verdict"] for s in r["case_results"] if s["verdict_expected"]}
     assert "FAILURE_POINT_IDENTIFIED" not in verdicts.values()  # no evidence cited: downgraded by code
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_canned_sentence_scores_no_key_point_and_a_third_of_the_routes(shop_knowledge, scripted_model, tmp_path):
+    """A model that answers every inquiry with one polite sentence: the key points (specific facts) find nothing,
+    and always drafting gets the draft cases right and every ask and escalate case wrong."""
+    from evals.adversary import canned_drafts
+    from evals.services import drafts_eval_run
+
+    scripted_model.handler = canned_drafts
+    r = drafts_eval_run(selector=None, model="canned", out_dir=tmp_path, decisions=[]).report
+    assert r["validity"]["valid"] is True and r["failed_drafts"] == 0
+    assert r["key_point_recall"] == 0.0 and r["citation_recall"] == 0.0
+    assert r["route_balanced_accuracy"] == round(1 / 3, 4)
+    assert {s["route"] for s in r["case_results"]} == {"draft"}
