@@ -187,9 +187,9 @@ def scratch_database(*, keep: bool = False, fixture: Path | None = None):
 
 @contextmanager
 def scratch_database_with_knowledge(*, keep: bool = False, fixture: Path | None = None):
-    """The scratch shop plus tags, FAQ, indexed documents and service events (frozen knowledge)."""
+    """The scratch shop plus tags, FAQ, indexed documents and (for the demo shop) its service events."""
     with scratch_database(keep=keep, fixture=fixture):
-        demo_knowledge_seed()
+        demo_knowledge_seed(service_events=fixture is None)
         yield
 
 
