@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
+from django.urls import path, reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 
 from common.admin import ReadOnlyAdmin
@@ -33,6 +36,40 @@ class DraftRatingAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return obj is None and super().has_change_permission(request, obj)
+
+    def get_urls(self):
+        rate = path(
+            "rate/<int:draft_id>/",
+            self.admin_site.admin_view(self.rate_view),
+            name="evals_draftrating_rate",
+        )
+        return [rate, *super().get_urls()]
+
+    def rate_view(self, request: HttpRequest, draft_id: int):
+        """The 👍/👎 buttons under a draft on the ticket review page post here; back to that page after."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        try:
+            rating = draft_rating_create(
+                draft_id=draft_id,
+                verdict=request.POST.get("verdict", ""),
+                reason=request.POST.get("reason", ""),
+                note=request.POST.get("note", ""),
+                actor=request.user,
+            )
+        except DomainError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+        else:
+            self.message_user(
+                request,
+                f"초안 D{draft_id}을(를) {rating.get_verdict_display()}({rating.get_reason_display()})로 평가했습니다.",
+            )
+        back = request.POST.get("next", "")
+        if not url_has_allowed_host_and_scheme(
+            back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+        ):
+            back = reverse("admin:evals_draftrating_changelist")
+        return HttpResponseRedirect(back)
 
     def save_model(self, request, obj, form, change) -> None:
         try:
