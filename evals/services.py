@@ -18,6 +18,7 @@ from django.test.utils import override_settings
 from tqdm import tqdm
 
 from common.actors import Actor
+from evals.compare import compare_build, compare_markdown
 from evals.drafts_eval import (
     CASES_DIR,
     confidence_auroc,
@@ -29,6 +30,7 @@ from evals.drafts_eval import (
     last_call_id,
     model_calls_since,
 )
+from evals.models import EvalRun
 from evals.report import CURRENCIES, report_build, report_write
 from evals.runner import fixture_baseline, suite_run
 from evals.schema import TASKS_DIR, task_list
@@ -308,3 +310,44 @@ def drafts_eval_run(
     json_path.write_text(json.dumps(report, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
     md_path.write_text(drafts_report_markdown(report), encoding="utf-8")
     return AgentEvalOutcome(report, json_path, md_path)
+
+
+# --- comparing two runs -----------------------------------------------------------------------------------
+def eval_report_load(ref: str) -> tuple[str, dict]:
+    """An agent run's report by the number the admin shows (EvalRun id) or by its report.json (or folder)."""
+    if ref.isdigit():
+        run = EvalRun.objects.filter(pk=int(ref)).first()
+        if run is None:
+            raise EvalUsageError(f"{ref}: 그런 평가 실행이 없습니다 (관리 화면의 번호)")
+        if run.suite != EvalRun.Suite.AGENT:
+            raise EvalUsageError(f"{ref}: 에이전트 평가 실행이 아닙니다")
+        return f"#{run.pk} {run.model}", run.report
+    path = Path(ref)
+    path = path / "report.json" if path.is_dir() else path
+    if not path.is_file():
+        raise EvalUsageError(f"{ref}: report.json도 평가 실행 번호도 아닙니다")
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise EvalUsageError(f"{path}: JSON이 아닙니다 ({exc})") from exc
+    if "task_results" not in report or "per_category" not in report:
+        raise EvalUsageError(f"{path}: 에이전트 평가 보고서가 아닙니다")
+    return str(path.parent.name or path), report
+
+
+def eval_compare_run(
+    *, ref_a: str, ref_b: str, prices: tuple[float, float] | None, currency: str, out_dir: Path | None
+) -> tuple[dict, str]:
+    """Compare two agent runs; with `out_dir`, also write compare.json and compare.md there."""
+    _prices_checked(prices, currency)
+    label_a, a = eval_report_load(ref_a)
+    label_b, b = eval_report_load(ref_b)
+    comparison = compare_build(a, b, labels=(label_a, label_b), prices=prices, currency=currency)
+    markdown = compare_markdown(comparison)
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "compare.json").write_text(
+            json.dumps(comparison, ensure_ascii=False, indent=2, default=str), encoding="utf-8"
+        )
+        (out_dir / "compare.md").write_text(markdown, encoding="utf-8")
+    return comparison, markdown
