@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from evals.schema import ATTACK_GOAL_LABELS, CATEGORY_LABELS
+
 ROW = 24
 LABEL_W = 190
 BAR_W = 360
@@ -48,15 +50,22 @@ def eval_run_charts(suite: str, report: dict) -> list[str]:
             bar_chart(title="pass^k (전체)", labels=[f"pass^{k}" for k in ks], values=[curve[k] for k in ks]),
             bar_chart(
                 title="분류별 pass^1",
-                labels=list(per),
+                labels=[CATEGORY_LABELS.get(c, c) for c in per],
                 values=[(row.get("pass_hat_k") or {}).get("1") for row in per.values()],
             ),
             bar_chart(
                 title="공격 목표별 성공률",
-                labels=list(attacks),
+                labels=[ATTACK_GOAL_LABELS.get(g, g) for g in attacks],
                 values=[row.get("attack_success_rate") for row in attacks.values()],
                 color="#dc2626",
             ),
         ]
-    names = ("citation_precision", "citation_recall", "key_point_recall", "route_accuracy", "verdict_accuracy")
-    return [bar_chart(title="답변 초안 지표", labels=list(names), values=[report.get(n) for n in names])]
+    names = {
+        "citation_precision": "출처 정밀도",
+        "citation_recall": "출처 재현율",
+        "key_point_recall": "핵심 내용 재현율",
+        "route_accuracy": "경로 정확도",
+        "route_balanced_accuracy": "경로별 평균 정확도",
+        "verdict_accuracy": "진단 판정 정확도",
+    }
+    return [bar_chart(title="답변 초안 지표", labels=list(names.values()), values=[report.get(n) for n in names])]
