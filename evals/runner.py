@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from actions.models import ActionRecord
 from actions.selectors import return_windows
-from chat.models import ChatMessage, Conversation
+from chat.models import ChatMessage, Conversation, ToolCall
 from chat.services import chat_turn
 from common.clock import today
 from evals import scoring
@@ -83,6 +83,9 @@ class TrialResult:
     agent_latencies_ms: list[int] = field(default_factory=list)
     latency_s: float = 0.0
     setup_error: str = ""  # the task could not be set up on this shop's data: why (the trial never ran)
+    # Tool calls that crashed (ToolCall.error internal_error: a database conflict between parallel trials, a
+    # bug): the harness failed, not the model, so the trial is an error, never a missing fact.
+    tool_errors: int = 0
     error: str = ""
     transcript: list[dict] = field(default_factory=list)
     diff: dict = field(default_factory=dict)
@@ -100,6 +103,7 @@ class SetupError(Exception):
     """The task names something this shop's data does not have; the message says what, in words."""
 
 
+TOOL_CRASHED = "internal_error"  # chat.agent's code for a tool call that raised
 WRITE_TOOLS = {"change_shipping_address", "request_exchange", "request_refund", "create_ticket"}
 
 
@@ -373,6 +377,12 @@ def _trial_body(
             result.nl_status = "not_judged"
             result.nl = [{"assertion": a, "status": "not_judged"} for a in task.evaluation.nl_assertions]
     _count_calls(result, last_call)
+    if conversation_id is not None:
+        result.tool_errors = ToolCall.objects.filter(
+            message__conversation_id=conversation_id, error=TOOL_CRASHED
+        ).count()
+    if result.tool_errors and not result.error:
+        result.error = f"도구 호출 {result.tool_errors}건이 내부 오류로 끝남 (모델 탓이 아님)"
     result.reward = (
         not result.error
         and not result.model_failed_turns
@@ -482,10 +492,13 @@ def _threaded_trial(
     try:
         for attempt in range(2):  # trials touching the same rows can deadlock on PostgreSQL: retry once
             try:
-                return trial_run(task, trial=k, make_user=make_user, judge_model=judge_model, baseline=baseline)
+                result = trial_run(task, trial=k, make_user=make_user, judge_model=judge_model, baseline=baseline)
             except OperationalError:
                 if attempt:
                     raise
+                continue
+            if not result.tool_errors or attempt:  # a tool that hit a lock conflict: the trial runs once more
+                return result
         raise AssertionError("unreachable")
     finally:
         connection.close()

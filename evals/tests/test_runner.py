@@ -94,3 +94,29 @@ def test_the_failure_path_ticket_never_passes_a_handoff_task(shop, scripted_mode
     (result,) = suite_run(task_list("handoff_human"), trials=1)
     assert "새 티켓" in " ".join(diff_words(result.diff))  # the chat did open its apology ticket (T… stated)
     assert result.reward is False and failure_reason(result.as_dict()) == "model_failed"
+
+
+@pytest.fixture
+def crashing_tool():
+    from chat.tools import agent_tool, agent_tool_unregister
+
+    @agent_tool("look_harder", "주문을 더 자세히 조회한다.", label="자세한 조회")
+    def look_harder(ctx, args) -> dict:
+        raise RuntimeError("a lock conflict, say")
+
+    yield
+    agent_tool_unregister("look_harder")
+
+
+def test_a_tool_that_crashes_fails_the_trial_as_an_error_not_as_the_models_missing_fact(
+    shop, scripted_model, crashing_tool
+):
+    def handler(body: dict) -> dict:
+        if body["messages"][-1].get("role") == "tool":
+            return text_message(LISTING)
+        return tool_calls_message([("look_harder", {})])
+
+    scripted_model.handler = handler
+    (result,) = suite_run(task_list("lookup_orders_c003"), trials=1)
+    assert result.tool_errors == 1 and result.error.startswith("도구 호출 1건이 내부 오류로 끝남")
+    assert result.reward is False and failure_reason(result.as_dict()) == "error"
