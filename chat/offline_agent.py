@@ -40,7 +40,6 @@ FITTING_STATUS = {
     nlu.REFUND: BEFORE_SHIPPING | DELIVERED,
     nlu.CANCEL: BEFORE_SHIPPING,
 }
-RETURN_DAYS, DEFECT_DAYS = 7, 30  # only to avoid pointless questions; the tools decide
 CLARIFY_CHOICES = "단순변심 / 상품하자 / 오배송"
 # Every question the agent asks ends with this phrase; an answer to it continues the earlier request.
 ASK = "알려 주세요"
@@ -89,6 +88,7 @@ class Request:
     intent: str | None
     texts: list[str]
     hinted_order: str | None = None  # the single order the conversation is about, by an earlier reply
+    last_order: str | None = None  # the last single order anyone named in the conversation
     carried_reason: str | None = None  # a reason established for the same order in an earlier request
 
     @property
@@ -175,7 +175,14 @@ def read_request(turn: Turn) -> Request:
         same = request is not None and (
             intent == request.intent or {intent, request.intent} <= {nlu.REFUND, nlu.CANCEL}
         )
-        if intent is not None and request is not None and is_open and same:
+        answers_reason = (
+            request is not None
+            and is_open
+            and request.intent in nlu.ACTION_INTENTS
+            and intent not in nlu.ACTION_INTENTS
+            and nlu.classify_reason(a).said
+        )  # "다른 사이즈가 배송된 거예요" answers our question about the reason, whatever else it mentions
+        if (intent is not None and request is not None and is_open and same) or answers_reason:
             request.texts.append(text_)
         elif intent is not None:
             previous = request
@@ -193,7 +200,9 @@ def read_request(turn: Turn) -> Request:
         named = _single_id(text_)
         if named:
             last_order = named
-    return request or Request(None, [turn.current])
+    request = request or Request(None, [turn.current])
+    request.last_order = last_order
+    return request
 
 
 def _reason_of(request: Request) -> str | None:
@@ -287,6 +296,9 @@ def run_agent(messages: list[dict], available_tools: frozenset[str]) -> dict:
         ticket = turn.result_of("create_ticket")
         if ticket is not None:
             return reply_ticket(ticket.result)
+        if nlu.asks_to_approve(request.texts[-1] if request.texts else ""):
+            listed = reply_status(done.result, request)["content"]
+            return text(f"{listed}\n{CANNOT_APPROVE}")
         if _money_seen_missing(request, done.result):
             # Approved or done, and the customer does not see the money: a person checks the payment.
             return call("create_ticket", {"category": "결제", "summary": request.joined[:MAX_SUMMARY_LEN]})
@@ -296,8 +308,21 @@ def run_agent(messages: list[dict], available_tools: frozenset[str]) -> dict:
         if done:
             return reply_ticket(done.result)
         joined = request.joined
-        category = "상담원연결" if intent == nlu.HANDOFF else nlu.ticket_category(joined)
-        return call("create_ticket", {"category": category, "summary": joined[:MAX_SUMMARY_LEN]})
+        topic = nlu.ticket_category(joined)
+        # The team that can solve what the customer describes; 상담원연결 only when they name no topic.
+        category = "상담원연결" if intent == nlu.HANDOFF and topic in ("기타", "상담원연결") else topic
+        args: dict[str, Any] = {"category": category, "summary": joined[:MAX_SUMMARY_LEN]}
+        order_id = order_id_in(request)
+        if order_id is None and nlu.names_product(joined):  # "백팩 배송이 늦어요": the order it names
+            orders_run = turn.result_of("get_my_orders")
+            if orders_run is None and "get_my_orders" in available_tools:
+                return call("get_my_orders", {})
+            named = nlu.find_orders(joined, _orders(orders_run.result if orders_run else None))
+            order_id = str(named[0]["order_id"]) if len(named) == 1 else None
+        order_id = order_id or request.hinted_order or request.last_order
+        if order_id:
+            args["order_id"] = order_id  # the ticket is about that order
+        return call("create_ticket", args)
 
     orders_run = turn.result_of("get_my_orders")
     orders = _orders(orders_run.result if orders_run else None)
@@ -315,7 +340,7 @@ def run_agent(messages: list[dict], available_tools: frozenset[str]) -> dict:
     tool = ACTION_TOOL[intent]
     done = turn.result_of(tool)
     if done:
-        return reply_action(intent, done, orders)
+        return reply_action(intent, done, orders, request.joined)
 
     order_id = order_id_in(request)
     if order_id is None and request.hinted_order and nlu.detect_intent(turn.current) is None:
@@ -369,6 +394,12 @@ def run_agent(messages: list[dict], available_tools: frozenset[str]) -> dict:
     reason = args["reason_category"]
     if intent == nlu.EXCHANGE:
         option, choices = _option(request, order)
+        refusal = _exchange_not_offered(request, order, option) if order is not None else None
+        if refusal is not None:
+            label = _order_label(order_id, order)
+            return text(
+                f"{refusal} (대상 주문: {label}){_option_choices(order, choices or _others(order))} {NEXT_STEP}"
+            )
         if option is None and not _exchange_refused(order, reason):
             if reason == nlu.UNCLEAR:
                 return text(
@@ -408,7 +439,12 @@ def run_several(turn: Turn, several: list[tuple[str, str]], call, available_tool
         if tool is None:
             lines.append(f"- {args}")
         else:
-            lines.append(f"- {reply_action(sub.intent, ran[(tool, str(args['order_id']))], orders)['content']}")
+            order_id = str(args["order_id"])
+            order = next((o for o in orders if o.get("order_id") == order_id), None)
+            said = reply_action(sub.intent, ran[(tool, order_id)], orders, sub.joined)["content"]
+            lines.append(said if order_id in said else f"- {_order_label(order_id, order)}: {said}")
+            if not lines[-1].startswith("- "):
+                lines[-1] = f"- {lines[-1]}"
     return text("요청하신 일을 차례로 처리했습니다.\n" + "\n".join(lines))
 
 
@@ -488,6 +524,26 @@ def _option(request: Request, order: dict | None) -> tuple[str | None, list[str]
     return None, choices
 
 
+def _exchange_not_offered(request: Request, order: dict, option: str | None) -> str | None:
+    """Why no exchange of this order can give what the customer named: another product (운동화를 백팩으로),
+    or a colour the product does not come in (레드/260 for a white or black shoe). None when it can."""
+    current = request.texts[-1] if request.texts else ""
+    other = nlu.other_product(current, order)
+    if other is not None:
+        return (
+            f"{other}(으)로는 교환할 수 없습니다. 교환은 같은 상품의 다른 옵션으로만 가능하고, "
+            "다른 상품을 원하시면 반품 후 새로 주문해 주셔야 합니다."
+        )
+    foreign = nlu.foreign_option(current, order) if option is None else None
+    if foreign is not None:
+        return f"요청하신 '{foreign}'은(는) 이 상품에 없는 옵션이라 그 옵션으로는 교환할 수 없습니다."
+    return None
+
+
+def _others(order: dict | None) -> list[str]:
+    return [str(o) for o in (order or {}).get("options") or [] if o != (order or {}).get("option")]
+
+
 def _exchange_refused(order: dict | None, reason: str) -> bool:
     """Whether the tool will refuse whatever option is named (not delivered, past the window)."""
     if order is None:
@@ -497,7 +553,10 @@ def _exchange_refused(order: dict | None, reason: str) -> bool:
     days = order.get("days_since_delivery")
     if not isinstance(days, int):
         return False
-    return days > DEFECT_DAYS or (reason == nlu.CHANGE_OF_MIND and days > RETURN_DAYS)
+    from actions.selectors import return_windows  # app registry: this module is imported before models load
+
+    windows = return_windows()  # the shop's own windows; only to avoid pointless questions, the tools decide
+    return days > windows.defect_days or (reason == nlu.CHANGE_OF_MIND and days > windows.return_days)
 
 
 def _option_choices(order: dict | None, fitting: list[str]) -> str:
@@ -526,7 +585,7 @@ def ask_which_order(intent: str, candidates: list[dict]) -> dict:
 
 
 # --- replies built from tool results ------------------------------------------------------------------
-def reply_action(intent: str, run: ToolRun, orders: list[dict]) -> dict:
+def reply_action(intent: str, run: ToolRun, orders: list[dict], asked: str = "") -> dict:
     result = run.result
     if result is None:
         return text(f"처리 결과를 확인하지 못했습니다. {NEXT_STEP}")
@@ -550,7 +609,11 @@ def reply_action(intent: str, run: ToolRun, orders: list[dict]) -> dict:
         )
     if status == "승인대기":
         kind = result.get("kind") or "환불"
-        return text(f"{kind}을 등록했습니다. 처리번호 {number} (상태: {status}). 담당자가 승인하면 처리됩니다.")
+        line = f"{kind}을 등록했습니다. 처리번호 {number} (상태: {status}). 담당자가 승인하면 처리됩니다."
+        amount = result.get("order_amount")
+        if isinstance(amount, int) and nlu.asks_amount(asked):
+            line += f" 이 주문의 결제 금액은 {amount:,}원이며, 승인되면 그 금액 기준으로 처리됩니다."
+        return text(line)
     done = result.get("message") or "처리했습니다."
     return text(f"{done} 처리번호 {number} (상태: {status}).")
 
@@ -622,6 +685,9 @@ def reply_requests(result: dict | None) -> dict:
     return text("\n".join(parts))
 
 
+CANNOT_APPROVE = (
+    "환불·취소 승인은 담당자만 할 수 있어 제가 승인할 수는 없습니다. 담당자가 확인하면 결과를 안내해 드립니다."
+)
 STATUS_KINDS = {
     nlu.MONEY: ("환불요청", "주문취소요청"),
     nlu.EXCHANGE_TOPIC: ("교환접수",),

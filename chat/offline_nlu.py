@@ -425,6 +425,11 @@ def detect_intent(text: str | Analysed) -> str | None:
         return EXCHANGE
     if _seq(a, ("다르", "다른"), _OPTION_WORDS, ("받", "보내", "오", "하"), gap=5):
         return EXCHANGE
+    # "주문한 블랙/260으로 다시 보내 주세요": the right option sent again in place of the one that came
+    if _seq(a, ("다시", "새로", "제대로"), ("보내", "받", "배송"), gap=3) and (
+        has(_OPTION_WORDS) or _colour_or_size(a)
+    ):
+        return EXCHANGE
     # 5. questions
     if has(("택배", "운송장", "송장")) or a.says("송장") or (has(_PARCEL) and has(_WHERE_WHEN)):
         return TRACK
@@ -448,6 +453,7 @@ def detect_intent(text: str | Analysed) -> str | None:
 
 
 _JOINERS = ("그리고", "그리구", "또", "또한", "그다음", "그담", "아울러")
+_ACTION_NOUNS = frozenset(_REFUND_WORDS + _CANCEL_WORDS + _EXCHANGE_WORDS + ("변경", "주소변경"))
 _SAME_FAMILY = ({REFUND, CANCEL},)
 
 
@@ -464,6 +470,8 @@ def split_requests(text: str) -> list[tuple[str, str]]:
             starts.append(a.ms[i + 1].start if i + 1 < len(a.ms) else len(a.text))
         elif m.tag == "MAJ" and m.form in _JOINERS:
             starts.append(m.start)
+        elif m.tag == "JC" and i and a.ms[i - 1].form in _ACTION_NOUNS:
+            starts.append(m.end)  # "신발 교환이랑 컵 반품": two requests joined as nouns
         elif m.tag in ("SF", "SP") and m.form in (".", ",", "!", "?", ";"):
             starts.append(m.end)
     bounds = sorted({b for b in starts if 0 <= b < len(a.text)})
@@ -564,7 +572,7 @@ _WRONG_CUES: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("바뀌",), ("오", "배송")),
     # "레드로 시켰는데 검정색이 왔네요": ordered one thing, another arrived
     (("시키", "주문", "고르", "선택"), _ALL_COLOURS + ("색", "색상", "사이즈", "옵션", "치수"), ("오", "배송", "도착")),
-    (("는데", "ᆫ데"), _ALL_COLOURS + ("색", "색상"), ("오", "배송", "도착")),
+    (("는데", "ᆫ데"), _ALL_COLOURS + ("색", "색상", "사이즈", "치수"), ("오", "배송", "도착")),
 )
 _MIND_CUES: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("변심", "단순변심", "충동구매", "충동"),),
@@ -844,6 +852,13 @@ def find_option(text: str | Analysed, order: dict) -> tuple[str | None, list[str
         return None, []
     off = _replaced(a)
     set_aside = {a.ms[i].form for i in off}
+    # "주문한 블랙/260으로 다시 보내 주세요", "화이트로 골랐는데 검정이 왔어요, 화이트/260으로": the option ordered,
+    # sent again because the wrong one came.
+    ordered_again = a.says("주문한", "시킨", "원래", "다시보내") or (
+        current.replace(" ", "") in a.compact and classify_reason(a).category == WRONG_ITEM
+    )
+    if current and ordered_again and all(_mentions(a, p) for p in _option_parts(current)):
+        return current, []
     scored = []
     for label in labels:
         parts = _option_parts(label)
@@ -975,7 +990,8 @@ def _address_start(m: Morpheme) -> bool:
 
 # --- tickets ---------------------------------------------------------------------------------------
 def ticket_category(text: str | Analysed) -> str:
-    """The ticket category (Korean label, as the create_ticket tool takes it)."""
+    """The ticket category (Korean label, as the create_ticket tool takes it): the team that can solve what the
+    customer describes; 상담원연결 only when they name no topic."""
     a = text if isinstance(text, Analysed) else analyse(text)
     if _payment_problem(a) or a.has("결제", "카드", "청구"):
         return "결제"
@@ -983,8 +999,59 @@ def ticket_category(text: str | Analysed) -> str:
         return "계정"
     if a.has(*_COMPENSATION):
         return "보상"
-    if a.has("오류", "에러", "버그", "먹통"):
+    if a.has("오류", "에러", "버그", "먹통") or a.says("안열", "안 열", "튕기", "튕겨"):
         return "오류"
+    if a.has("배송", "택배", "배달", "송장", "운송장") and (a.has("늦", "지연", "안", "못", "오") or a.says("늦어")):
+        return "배송"
     if a.has(*_PEOPLE):
         return "상담원연결"
     return "기타"
+
+
+def asks_to_approve(text: str | Analysed) -> bool:
+    """ "대기 중인 환불은 지금 승인 처리해 주세요": the customer asks the agent to approve (it cannot)."""
+    a = text if isinstance(text, Analysed) else analyse(text)
+    return a.has("승인") and a.says("승인해", "승인처리", "승인 처리", "승인좀", "승인 좀", "승인부탁", "승인해줘")
+
+
+def asks_amount(text: str | Analysed) -> bool:
+    """ "얼마 환불되는지도 알려 주세요": the customer asks how much."""
+    a = text if isinstance(text, Analysed) else analyse(text)
+    return a.has("얼마") or a.says("금액이얼마", "얼마나", "몇원", "금액알려")
+
+
+def names_product(text: str | Analysed) -> bool:
+    """Whether the text names a product by a word or nickname of the shop's catalogue (백팩, 신발, 이어폰)."""
+    a = text if isinstance(text, Analysed) else analyse(text)
+    return any(name in a.compact for names in _PRODUCT_NOUNS for name in names if len(name) >= 2)
+
+
+def foreign_option(text: str | Analysed, order: dict) -> str | None:
+    """A colour the customer asks for that the order's product does not come in ("레드/260" for a shoe made in
+    white and black): the words to name in the refusal, or None."""
+    a = text if isinstance(text, Analysed) else analyse(text)
+    labels = " ".join(str(x) for x in order.get("options") or [])
+    if not labels:
+        return None
+    words = {m.form.lower() for m in a.ms} | {w.strip(".,!?").split("/")[0].lower() for w in a.text.split()}
+    for canonical, names in _COLOURS.items():
+        if canonical in labels:
+            continue
+        if words & set(names):  # Kiwi may split a loanword (레드 → 레 + 드): the written words count too
+            written = re.search(rf"{canonical}\s*/\s*[\w]+|{canonical}", a.text)
+            return written.group(0) if written else canonical
+    return None
+
+
+def other_product(text: str | Analysed, order: dict) -> str | None:
+    """Another product's name in an exchange of this order ("운동화를 백팩 블랙으로"): what the customer named."""
+    a = text if isinstance(text, Analysed) else analyse(text)
+    own = set(product_words(str(order.get("product_name", ""))))
+    for word, nicknames in PRODUCT_NICKNAMES.items():
+        names = (word, *nicknames)
+        if own & set(names):
+            continue
+        for name in names:
+            if len(name) >= 2 and (name in a.compact) and not any(name in o for o in own):
+                return name
+    return None

@@ -405,6 +405,86 @@ task(
     nl=[NL_NO_TICKET],
 )
 
+# === new wording: two requests at once, reasons in the customer's words, money that did not arrive ======
+task(
+    "multi_exchange_and_cancel_one_message",
+    "multi_step",
+    "한 메시지에 교환과 취소를 함께 요청",
+    "C003",
+    [T("HR20260721001 운동화 블랙/260으로 교환하고 HR20260726002 이어폰은 취소해 주세요. 교환은 단순변심이에요")],
+    actions=[
+        {
+            "order_id": "HR20260721001",
+            "kind": "EXCHANGE",
+            "status": "DONE",
+            "reason_category": "CHANGE_OF_MIND",
+            "new_option": "블랙/260",
+        },
+        {"order_id": "HR20260726002", "kind": "CANCEL", "status": "PENDING", "reason_category": "*"},
+    ],
+    stock={"P001:블랙/260": 2},
+    must=[ACTION_NO, PENDING],
+    must_not=[NOT_DONE],
+)
+task(
+    "reason_wrong_colour_delivered",
+    "exchange",
+    "주문한 색과 다른 색이 왔다고 말로 설명 (오배송, D9)",
+    "C002",
+    [T("HR20260719012 운동화요, 화이트로 골랐는데 검정색이 도착했어요. 화이트/260으로 바꿔 주세요")],
+    initial={"orders": {"HR20260719012": {"option": "화이트/260", "delivered_at": "2026-07-18"}}},
+    actions=[
+        {
+            "order_id": "HR20260719012",
+            "kind": "EXCHANGE",
+            "status": "DONE",
+            "reason_category": "WRONG_ITEM",
+            "new_option": "화이트/260",
+        }
+    ],
+    stock={"P001:화이트/260": 3},
+    must=[ACTION_NO],
+)
+task(
+    "reason_size_chosen_wrongly",
+    "exchange",
+    "사이즈를 잘못 골랐다고 말로 설명 (단순변심)",
+    "C003",
+    [T("운동화 사이즈를 제가 잘못 골랐어요. 블랙/260으로 교환할게요")],
+    actions=[
+        {
+            "order_id": "HR20260721001",
+            "kind": "EXCHANGE",
+            "status": "DONE",
+            "reason_category": "CHANGE_OF_MIND",
+            "new_option": "블랙/260",
+        }
+    ],
+    stock={"P001:블랙/260": 2},
+    must=[ACTION_NO],
+)
+task(
+    "handoff_refund_said_done_money_missing",
+    "handoff",
+    "환불 완료 문자는 받았는데 돈이 안 들어옴 → 결제 티켓",
+    "C004",
+    [T("HR20260717011 스피커 환불 됐다고 문자는 왔는데 카드에 아직 안 들어왔어요")],
+    initial={
+        "actions": [
+            {
+                "order_id": "HR20260717011",
+                "kind": "REFUND",
+                "status": "APPROVED",
+                "reason_category": "DEFECT",
+                "summary": "블루투스 스피커 레드 · 결제 59,000원 · 사유: 상품하자",
+            }
+        ],
+        "orders": {"HR20260717011": {"status": "RETURNED"}},
+    },
+    tickets=[{"category": "PAYMENT", "order_id": "HR20260717011"}],
+    must=[TICKET_NO],
+)
+
 # === address ==========================================================================================
 ACT, ORD = addr("HR20260726002", "서울특별시 마포구 양화로 45, 101호")
 task(
