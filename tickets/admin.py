@@ -504,3 +504,10 @@ class OperatorStatusAdmin(ReadOnlyAdmin):
     list_display = ("user", "available", "last_assigned_at", "updated_at")
     list_filter = ("available",)
     list_select_related = ("user",)
+
+    def get_object(self, request, object_id, from_field=None):
+        # The key is a user's (a one-to-one primary key, which Django's integer lookups do not bound): an id that
+        # is not a number the column can hold finds nothing, where SQLite would raise OverflowError.
+        if not (str(object_id).isascii() and str(object_id).isdigit()) or int(object_id) > 2**63 - 1:
+            return None
+        return super().get_object(request, object_id, from_field)
