@@ -493,6 +493,45 @@ def render_throughput(thr: dict) -> str:
     return head + body + ("\n\n" + "\n".join(f"- {n}" for n in notes) if notes else "")
 
 
+def render_before_after(before: dict, after: dict) -> str:
+    """Our own cost in two runs of this benchmark on the same machine: `before` (kept in latest.json under
+    "before") against this run."""
+    b_cpu, a_cpu = before.get("cpu") or {}, after.get("cpu") or {}
+    rows = []
+    for kind in a_cpu.get("requests") or {}:
+        b = (b_cpu.get("requests") or {}).get(kind) or {}
+        a = a_cpu["requests"][kind]
+        bq = (b_cpu.get("queries") or {}).get(kind) or {}
+        aq = (a_cpu.get("queries") or {}).get(kind) or {}
+        rows.append([kind, fmt(valid_value(b, "cpu_ms_per_request")), fmt(valid_value(a, "cpu_ms_per_request")),
+                     fmt(b.get("ratio_to_ping")), fmt(a.get("ratio_to_ping")),
+                     f"{fmt(bq.get('statements'))} → {fmt(aq.get('statements'))}",
+                     f"{fmt(bq.get('commits'))} → {fmt(aq.get('commits'))}"])  # fmt: skip
+    bd, ad = b_cpu.get("draft") or {}, a_cpu.get("draft") or {}
+    rows.append(["Celery worker, per draft (all stages)", fmt(valid_value(bd, "cpu_ms_per_draft")),
+                 fmt(valid_value(ad, "cpu_ms_per_draft")), "", "", "", ""])  # fmt: skip
+    cpu_table = table(["CPU ms", "before", "after", "÷ ping before", "÷ ping after", "statements", "commits"], rows)
+    mem_rows = []
+    for name in ("master", "worker"):
+        b = (b_cpu.get("memory_web") or {}).get(name) or {}
+        a = (a_cpu.get("memory_web") or {}).get(name) or {}
+        mem_rows.append([f"gunicorn {name}", f"{fmt(b.get('rss'))} → {fmt(a.get('rss'))}",
+                         f"{fmt(b.get('private'))} → {fmt(a.get('private'))}",
+                         f"{fmt(b.get('shared'))} → {fmt(a.get('shared'))}"])  # fmt: skip
+    mem_table = table(["process", "RSS MB", "private MB", "shared MB"], mem_rows)
+    bm, am = before.get("meta") or {}, after.get("meta") or {}
+    return (
+        "**Before / after (our own cost)** — before: "
+        f"{bm.get('finished_at')} (load average {' '.join(bm.get('loadavg_before') or [])} → "
+        f"{' '.join(bm.get('loadavg_after') or [])}, gunicorn config {b_cpu.get('gunicorn_conf') or 'none'}); after: "
+        f"{am.get('finished_at')} (load average {' '.join(am.get('loadavg_before') or [])} → "
+        f"{' '.join(am.get('loadavg_after') or [])}, gunicorn config {a_cpu.get('gunicorn_conf') or 'none'}).\n\n"
+        + cpu_table
+        + "\n\n"
+        + mem_table
+    )
+
+
 def render(results: dict) -> str:
     """The generated section: the four tables, then the missed targets."""
     meta = results.get("meta", {})
@@ -515,6 +554,8 @@ def render(results: dict) -> str:
                     ("throughput", render_throughput)):  # fmt: skip
         if results.get(key):
             parts.append(fn(results[key]))
+    if results.get("before"):
+        parts.append(render_before_after(results["before"], results))
     checks = results.get("targets") or targets(results)
     lines = missed(checks)
     invalid = [name for name, part in results.items() if isinstance(part, dict) and part.get("valid") is False]

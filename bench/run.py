@@ -115,6 +115,14 @@ def main(argv: list[str] | None = None) -> int:
 
     previous = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() and not args.fresh else {}
     results: dict = {k: v for k, v in previous.items() if k in PARTS and k not in args.parts}
+    # The figures a change is compared with (docs/BENCHMARKS.md, "Before / after"): kept across runs until
+    # BEFORE names another results file.
+    before_path = os.environ.get("BEFORE")
+    if before_path:
+        before = json.loads(Path(before_path).read_text(encoding="utf-8"))
+        results["before"] = {k: before[k] for k in ("cpu", "chat", "draft", "meta") if k in before}
+    elif "before" in previous:
+        results["before"] = previous["before"]
     procs: list[benv.Proc] = []
     slow_model = TimedModel()
     fast_model = TimedModel()

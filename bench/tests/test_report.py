@@ -147,3 +147,12 @@ def test_render_names_an_invalid_part():
     text = report.render({"chat": {"levels": [], "valid": False}, "cpu": _cpu()})
     assert "**Invalid parts**" in text and "chat" in text
     assert "5. Our own cost" in text
+
+
+def test_before_after_table_shows_both_runs_figures():
+    before = {"cpu": _cpu(tool_turn={"n": 30, "cpu_ms_per_request": 98.3, "valid": True, "ratio_to_ping": 16.4}),
+              "meta": {"finished_at": "b"}}  # fmt: skip
+    after = {"cpu": _cpu(), "meta": {"finished_at": "a"}, "before": before}
+    text = report.render(after)
+    assert "Before / after" in text
+    assert "| tool_turn | 98.30 | 5.50 |" in text
