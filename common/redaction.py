@@ -531,12 +531,15 @@ def redact(text: str, *, keep: frozenset[str] = frozenset()) -> str:
     _check_keep(keep)
     keeps_addresses = ADDRESS_KIND in keep
     if isinstance(text, str) and len(text) <= REDACT_CACHE_MAX_CHARS:
-        return _redact_remembered(text, keeps_addresses)
+        # The steps' identity is part of the key: whoever swaps the policy (a test proving its checks can
+        # fail) neither gets masked forms remembered under the other policy nor leaves its own behind.
+        steps = _STEPS_KEEPING_ADDRESSES if keeps_addresses else _STEPS
+        return _redact_remembered(text, keeps_addresses, id(steps))
     return _redact_now(text, keeps_addresses)
 
 
 @functools.lru_cache(maxsize=REDACT_CACHE_ENTRIES)
-def _redact_remembered(text: str, keeps_addresses: bool) -> str:
+def _redact_remembered(text: str, keeps_addresses: bool, _steps_id: int) -> str:
     return _redact_now(text, keeps_addresses)
 
 
