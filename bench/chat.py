@@ -292,6 +292,20 @@ def run(
             }
         out["levels"].append(level)
     out["turn_queries"] = turn_queries(model_url)
+    # A refused or failed turn is not a measured turn: any error, or a turn that did not make exactly its one
+    # tool call, makes the whole part invalid (the report says so and the run exits non-zero).
+    problems = []
+    for lv in out["levels"]:
+        for kind in ("ping", "chat"):
+            if lv[kind]["errors"]:
+                problems.append(f"{kind} × {lv['concurrency']}: {lv[kind]['errors']} errors")
+        calls = lv["chat"].get("tool_calls_per_turn") or {}
+        if set(calls) != {"1"} or lv["chat"].get("tool_ok") != calls.get("1"):
+            problems.append(f"chat × {lv['concurrency']}: tool calls per turn {calls}, ok {lv['chat'].get('tool_ok')}")
+    if out["turn_queries"]["status"] != 200 or out["turn_queries"]["tool_calls"] != 1:
+        problems.append(f"turn_queries: {out['turn_queries']}")
+    out["valid"] = not problems
+    out["problems"] = problems
     if turns:
         out["model_server_ms_per_turn"] = round(handler_s * 1000 / turns, 2)
         out["model_calls_per_turn"] = round(handler_calls / turns, 2)

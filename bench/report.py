@@ -18,6 +18,12 @@ SCALING_FRACTION = 0.8  # of the speedup the CPUs allow
 TOOL_P95_MAX_MS = 10.0
 QUEUE_PAGE_MAX_MS = 300.0
 THROUGHPUT_MIN_RATIO = 0.8  # of ideal at concurrency 16
+# Our own cost (CPU of the serving process per request, read from its counters) and memory.
+CPU_TARGETS_MS = {"ping": 2.5, "plain_turn": 8.0, "tool_turn": 12.0}
+TOOL_TURN_PING_RATIO_MAX = 3.0
+WEB_PRIVATE_MB_MAX = 350.0
+SCALE_GROWTH_MAX = 1.5  # p95 on the big dataset ÷ p95 on the small one
+DRAFT_FIRST_STAGE_MAX = 1.15  # input → draft median ÷ L
 
 
 # --- statistics -----------------------------------------------------------------------------------
@@ -102,7 +108,7 @@ def targets(results: dict) -> list[dict]:
         one = levels.get(1)
         out.append(
             check("chat", "chat turn ÷ constant endpoint, median latency at concurrency 1",
-                  one and one.get("latency_ratio_median"), "<=", CHAT_RATIO_MAX, "×")
+                  one and chat.get("valid", True) and one.get("latency_ratio_median"), "<=", CHAT_RATIO_MAX, "×")
         )  # fmt: skip
         top = max(levels) if levels else None
         if top and top != 1 and one:
@@ -129,7 +135,98 @@ def targets(results: dict) -> list[dict]:
                 check("throughput", f"drafts/s at concurrency {top} ÷ ideal", levels[top].get("ratio_to_ideal"),
                       ">=", THROUGHPUT_MIN_RATIO, "")
             )  # fmt: skip
+    out += cpu_targets(results)
     return out
+
+
+def valid_value(fig: dict | None, key: str) -> float | None:
+    """A figure's value, or None (a miss) when the part that measured it saw an error or a refusal."""
+    if not fig or not fig.get("valid", True):
+        return None
+    return fig.get(key)
+
+
+def scale_growth(scale: dict) -> dict[str, float | None]:
+    """p95 on the big dataset ÷ p95 on the small one, per operation measured on both."""
+    small, big = scale.get("small", {}), scale.get("big", {})
+    rows: dict[str, float | None] = {}
+    for tool in sorted(set(small.get("tools", {})) & set(big.get("tools", {}))):
+        rows[f"tool {tool}"] = ratio(big["tools"][tool].get("p95"), small["tools"][tool].get("p95"))
+    for key, label in (("requests_api", "GET /api/requests/"), ("admin_queue", "approval queue page")):
+        if key in small and key in big:
+            rows[label] = ratio(big[key].get("p95"), small[key].get("p95"))
+    return rows
+
+
+def cpu_targets(results: dict) -> list[dict]:
+    """The issue's targets on our own cost. Every one is checked even when its part did not run: a figure
+    that was not measured (or was measured with errors) is a miss."""
+    cpu = results.get("cpu") or {}
+    reqs = cpu.get("requests") or {}
+    out = [
+        check("cpu", f"{kind} CPU of the web worker per request", valid_value(reqs.get(kind), "cpu_ms_per_request"),
+              "<=", limit, "ms")
+        for kind, limit in CPU_TARGETS_MS.items()
+    ]  # fmt: skip
+    tool, ping = (
+        valid_value(reqs.get("tool_turn"), "cpu_ms_per_request"),
+        valid_value(reqs.get("ping"), "cpu_ms_per_request"),
+    )
+    out.append(check("cpu", "tool turn CPU ÷ ping CPU", ratio(tool, ping), "<=", TOOL_TURN_PING_RATIO_MAX, "×"))
+    worker = (cpu.get("memory_web") or {}).get("worker") or {}
+    out.append(
+        check("cpu", "web worker private resident memory", worker.get("private"), "<=", WEB_PRIVATE_MB_MAX, "MB")
+    )
+    scale = results.get("scale") or {}
+    growth = [v for v in scale_growth(scale).values()] if scale else []
+    out.append(
+        check("scale", "worst p95 growth small → big dataset", None if not growth or None in growth else max(growth),
+              "<=", SCALE_GROWTH_MAX, "×")
+    )  # fmt: skip
+    draft = (results.get("draft") or {}).get("parallel", {}).get("draft") or {}
+    out.append(check("draft", "first stage (input → draft median ÷ L)", draft.get("ratio_median"), "<=",
+                     DRAFT_FIRST_STAGE_MAX, "L"))  # fmt: skip
+    return out
+
+
+def render_cpu(cpu: dict) -> str:
+    """Our own cost: CPU per request and per draft, memory, statements and commits."""
+    reqs = cpu.get("requests") or {}
+    queries = cpu.get("queries") or {}
+    rows = []
+    for kind, fig in reqs.items():
+        q = queries.get(kind) or {}
+        rows.append([kind, fmt(fig.get("n")), fmt(fig.get("cpu_ms_per_request")) if fig.get("valid") else
+                     f"invalid ({fig.get('errors')} errors)", fmt(fig.get("ratio_to_ping")),
+                     fmt(q.get("statements")), fmt(q.get("commits"))])  # fmt: skip
+    draft = cpu.get("draft") or {}
+    head = (
+        "**5. Our own cost** — one gunicorn sync worker (DEBUG off, PostgreSQL), the model in another process; "
+        "CPU = utime + stime of the worker process over the requests ÷ their number; statements and commits of "
+        f"one request captured in the benchmark process. gunicorn config: {cpu.get('gunicorn_conf') or 'none'}. "
+        f"Lifted for the benchmark: {', '.join(f'{k}={v}' for k, v in (cpu.get('lifted') or {}).items())}.\n\n"
+    )
+    body = table(["request", "n", "web worker CPU ms/request", "÷ ping", "statements", "commits"], rows)
+    mem_rows = []
+    for name, m in (cpu.get("memory_web") or {}).items():
+        mem_rows.append([f"gunicorn {name}", fmt(m.get("rss")), fmt(m.get("pss")), fmt(m.get("private")),
+                         fmt(m.get("shared"))])  # fmt: skip
+    for pid, m in (cpu.get("memory_celery") or {}).items():
+        mem_rows.append([f"celery worker pid {pid}", fmt(m.get("rss")), fmt(m.get("pss")), fmt(m.get("private")),
+                         fmt(m.get("shared"))])  # fmt: skip
+    mem = table(["process", "RSS MB", "PSS MB", "private MB", "shared MB"], mem_rows)
+    notes = [
+        f"Celery worker (--pool=solo), {fmt(draft.get('n'))} drafts at L = 0: "
+        + (
+            f"{fmt(draft.get('cpu_ms_per_draft'))} ms CPU per draft (all stages)"
+            if draft.get("valid")
+            else f"invalid ({draft.get('errors')} failed drafts: {draft.get('error_examples')})"
+        )  # fmt: skip
+    ]
+    for kind, fig in reqs.items():
+        if not fig.get("valid"):
+            notes.append(f"{kind}: {fig.get('errors')} errors, e.g. {fig.get('error_examples')}")
+    return head + body + "\n\n" + mem + "\n\n" + "\n".join(f"- {n}" for n in notes)
 
 
 def _diff(big: int | None, small: int | None) -> int | None:
@@ -396,6 +493,45 @@ def render_throughput(thr: dict) -> str:
     return head + body + ("\n\n" + "\n".join(f"- {n}" for n in notes) if notes else "")
 
 
+def render_before_after(before: dict, after: dict) -> str:
+    """Our own cost in two runs of this benchmark on the same machine: `before` (kept in latest.json under
+    "before") against this run."""
+    b_cpu, a_cpu = before.get("cpu") or {}, after.get("cpu") or {}
+    rows = []
+    for kind in a_cpu.get("requests") or {}:
+        b = (b_cpu.get("requests") or {}).get(kind) or {}
+        a = a_cpu["requests"][kind]
+        bq = (b_cpu.get("queries") or {}).get(kind) or {}
+        aq = (a_cpu.get("queries") or {}).get(kind) or {}
+        rows.append([kind, fmt(valid_value(b, "cpu_ms_per_request")), fmt(valid_value(a, "cpu_ms_per_request")),
+                     fmt(b.get("ratio_to_ping")), fmt(a.get("ratio_to_ping")),
+                     f"{fmt(bq.get('statements'))} → {fmt(aq.get('statements'))}",
+                     f"{fmt(bq.get('commits'))} → {fmt(aq.get('commits'))}"])  # fmt: skip
+    bd, ad = b_cpu.get("draft") or {}, a_cpu.get("draft") or {}
+    rows.append(["Celery worker, per draft (all stages)", fmt(valid_value(bd, "cpu_ms_per_draft")),
+                 fmt(valid_value(ad, "cpu_ms_per_draft")), "", "", "", ""])  # fmt: skip
+    cpu_table = table(["CPU ms", "before", "after", "÷ ping before", "÷ ping after", "statements", "commits"], rows)
+    mem_rows = []
+    for name in ("master", "worker"):
+        b = (b_cpu.get("memory_web") or {}).get(name) or {}
+        a = (a_cpu.get("memory_web") or {}).get(name) or {}
+        mem_rows.append([f"gunicorn {name}", f"{fmt(b.get('rss'))} → {fmt(a.get('rss'))}",
+                         f"{fmt(b.get('private'))} → {fmt(a.get('private'))}",
+                         f"{fmt(b.get('shared'))} → {fmt(a.get('shared'))}"])  # fmt: skip
+    mem_table = table(["process", "RSS MB", "private MB", "shared MB"], mem_rows)
+    bm, am = before.get("meta") or {}, after.get("meta") or {}
+    return (
+        "**Before / after (our own cost)** — before: "
+        f"{bm.get('finished_at')} (load average {' '.join(bm.get('loadavg_before') or [])} → "
+        f"{' '.join(bm.get('loadavg_after') or [])}, gunicorn config {b_cpu.get('gunicorn_conf') or 'none'}); after: "
+        f"{am.get('finished_at')} (load average {' '.join(am.get('loadavg_before') or [])} → "
+        f"{' '.join(am.get('loadavg_after') or [])}, gunicorn config {a_cpu.get('gunicorn_conf') or 'none'}).\n\n"
+        + cpu_table
+        + "\n\n"
+        + mem_table
+    )
+
+
 def render(results: dict) -> str:
     """The generated section: the four tables, then the missed targets."""
     meta = results.get("meta", {})
@@ -404,12 +540,33 @@ def render(results: dict) -> str:
         f"{fmt(meta.get('memory_gb'))} GB, PostgreSQL {meta.get('postgresql', '')}, Python {meta.get('python', '')}; "
         f"L = {meta.get('L_ms')} ms; {'quick' if meta.get('quick') else 'full'} run in {fmt(meta.get('duration_s'))} s."
     ]
-    for key, fn in (("draft", render_draft), ("chat", render_chat), ("scale", render_scale),
+    if meta.get("parts_run"):
+        carried = [k for k in ("cpu", "draft", "chat", "scale", "throughput") if results.get(k)
+                   and k not in meta["parts_run"]]  # fmt: skip
+        parts[0] += (
+            f" Measured in this run: {', '.join(meta['parts_run'])}"
+            + (f"; carried over from an earlier run: {', '.join(carried)}" if carried else "")
+            + f". Load average before/after: {' '.join(meta.get('loadavg_before') or ['–'])} / "
+            f"{' '.join(meta.get('loadavg_after') or ['–'])}; CPUs busy before the run "
+            f"{fmt(meta.get('background_cpu_busy_before'))}."
+        )
+    for key, fn in (("cpu", render_cpu), ("draft", render_draft), ("chat", render_chat), ("scale", render_scale),
                     ("throughput", render_throughput)):  # fmt: skip
         if results.get(key):
             parts.append(fn(results[key]))
+    if results.get("before"):
+        parts.append(render_before_after(results["before"], results))
     checks = results.get("targets") or targets(results)
     lines = missed(checks)
+    invalid = [name for name, part in results.items() if isinstance(part, dict) and part.get("valid") is False]
+    if invalid:
+        parts.append("**Invalid parts** (an error or a refusal while measuring): " + ", ".join(invalid))
+    parts.append(
+        "**Targets**\n\n"
+        + table(["part", "target", "value", "limit", "met"],
+                [[c["part"], c["name"], fmt(c["value"]), f"{c['op']} {fmt(c['limit'])} {c['unit']}".strip(),
+                  _ok(c["ok"])] for c in checks])
+    )  # fmt: skip
     parts.append(
         "**Missed targets**\n\n"
         + ("\n".join(f"- {line}" for line in lines) if lines else "- none")

@@ -21,6 +21,7 @@ Markers never match any pattern, so both are idempotent.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from collections.abc import Callable, Iterable
@@ -516,11 +517,34 @@ def _check_keep(keep: frozenset[str]) -> None:
         raise ValueError(f"only {sorted(MODEL_EXCEPTIONS)} may be kept, not {sorted(keep - MODEL_EXCEPTIONS)}")
 
 
+# Masking is deterministic, and a conversation sends the same stored messages again on every call of every
+# turn (history, then the wire's second pass over what the builders produced): each distinct text is masked
+# once per process and the masked form reused, so a turn pays only for what is new. Bounded in entries and in
+# the length of what is kept, so long documents never pin memory.
+REDACT_CACHE_ENTRIES = 4096
+REDACT_CACHE_MAX_CHARS = 4000
+
+
 def redact(text: str, *, keep: frozenset[str] = frozenset()) -> str:
     """The model-bound policy: stack traces, internal URLs and IPs, credentials, personal data.
     `keep={"address"}` (the one exception, see the module docstring) leaves street addresses in place."""
     _check_keep(keep)
-    return _apply(_STEPS_KEEPING_ADDRESSES if ADDRESS_KIND in keep else _STEPS, text)
+    keeps_addresses = ADDRESS_KIND in keep
+    if isinstance(text, str) and len(text) <= REDACT_CACHE_MAX_CHARS:
+        # The steps' identity is part of the key: whoever swaps the policy (a test proving its checks can
+        # fail) neither gets masked forms remembered under the other policy nor leaves its own behind.
+        steps = _STEPS_KEEPING_ADDRESSES if keeps_addresses else _STEPS
+        return _redact_remembered(text, keeps_addresses, id(steps))
+    return _redact_now(text, keeps_addresses)
+
+
+@functools.lru_cache(maxsize=REDACT_CACHE_ENTRIES)
+def _redact_remembered(text: str, keeps_addresses: bool, _steps_id: int) -> str:
+    return _redact_now(text, keeps_addresses)
+
+
+def _redact_now(text: str, keeps_addresses: bool) -> str:
+    return _apply(_STEPS_KEEPING_ADDRESSES if keeps_addresses else _STEPS, text)
 
 
 def redact_known(text: str, values: Iterable[str | None], *, marker: str = ADDRESS) -> str:

@@ -10,18 +10,18 @@ from drafts.checks import timing_problems, timings_from_settings  # also registe
 log = logging.getLogger(__name__)
 
 
-def _warm_up(**_kwargs) -> None:
+def warm_up(**_kwargs) -> None:
     """Load the Korean analyser and the retrieval index when a worker starts, not on the first inquiry
     (about 2.5 s of CPU that would otherwise land on one customer's draft). Imports here: apps.py loads before
     the app registry is ready."""
     from django.db import connection
 
-    from common.tokenize import warm_up
+    from common.tokenize import warm_up as analyser_load
     from knowledge.retrieval import retrieve
 
     started = time.perf_counter()
     try:
-        warm_up()
+        analyser_load()
         retrieve("배송")
         log.info("drafts.warm_up_done seconds=%.2f", time.perf_counter() - started)
     except Exception as exc:  # a worker must start even when the index is not built yet
@@ -68,8 +68,8 @@ class DraftsConfig(AppConfig):
         self._warm_up_if_serving()
 
         worker_init.connect(_timing_warn, weak=False, dispatch_uid="drafts.timing_warn")
-        worker_ready.connect(_warm_up, weak=False, dispatch_uid="drafts.warm_up")  # solo / threads pools
-        worker_process_init.connect(_warm_up, weak=False, dispatch_uid="drafts.warm_up_child")  # prefork children
+        worker_ready.connect(warm_up, weak=False, dispatch_uid="drafts.warm_up")  # solo / threads pools
+        worker_process_init.connect(warm_up, weak=False, dispatch_uid="drafts.warm_up_child")  # prefork children
 
     def _warm_up_if_serving(self) -> None:
         """A server loads the analyser and the index as it starts (in a thread: the port opens meanwhile), so
@@ -77,5 +77,5 @@ class DraftsConfig(AppConfig):
         from django.conf import settings
 
         if settings.CS_WARM_UP_ON_START and serving_process():
-            threading.Thread(target=_warm_up, name="cs-warm-up", daemon=True).start()
+            threading.Thread(target=warm_up, name="cs-warm-up", daemon=True).start()
             log.info("drafts.warm_up_started")

@@ -280,7 +280,10 @@ def _attempt(
     started = time.monotonic()
     result: ChatResult | None = None
     try:
-        response = client.chat.completions.create(model=model, **request)
+        # The request is plain JSON our own code built (masked messages, tool specs): posted as it is, through
+        # the same client (its base URL, headers, timeout and error classes), without the SDK's per-call walk
+        # over every message and schema (`chat.completions.create` transforms the whole body on each call).
+        response = client.post("/chat/completions", body={"model": model, **request}, cast_to=ChatCompletion)
         result = _to_result(response, model=model, is_fallback=is_fallback)
         parsed = validate(result) if validate else None
     except pydantic.ValidationError as exc:

@@ -18,6 +18,7 @@ import json
 from typing import Any
 
 from common.redaction import redact, redact_obj
+from llm.fence import FENCE
 
 KEEP_KEY = "mask_keep"
 
@@ -34,7 +35,7 @@ def _mask_message(message: dict) -> dict:
     out = {key: value for key, value in message.items() if key != KEEP_KEY}
     content = out.get("content")
     if isinstance(content, str):
-        out["content"] = redact(content, keep=keep)
+        out["content"] = _mask_text(content, keep)
     elif isinstance(content, list):
         out["content"] = [
             {**part, "text": redact(part["text"], keep=keep)}
@@ -45,6 +46,17 @@ def _mask_message(message: dict) -> dict:
     if out.get("tool_calls"):
         out["tool_calls"] = [_mask_tool_call(call) for call in out["tool_calls"]]
     return out
+
+
+def _mask_text(content: str, keep: frozenset[str]) -> str:
+    """A fenced text is masked inside its fence: the body is what a builder wrote (the same words turn after
+    turn, so its masked form is remembered) while the nonce is new on every build, and a pattern can never
+    reach into the tags."""
+    match = FENCE.fullmatch(content)
+    if match is None:
+        return redact(content, keep=keep)
+    tag = f"{match['label']}-{match['nonce']}"
+    return f"<{tag}>\n{redact(match['body'], keep=keep)}\n</{tag}>"
 
 
 def _mask_tool_call(call: Any) -> Any:

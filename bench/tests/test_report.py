@@ -107,3 +107,52 @@ def test_doc_update_replaces_only_the_generated_section():
     assert "old table" not in updated and "new table" in updated
     assert updated.startswith("# Benchmarks\n\nProse.") and updated.endswith("Footer.\n")
     assert report.doc_update("# Benchmarks\n", "t").count(report.BEGIN) == 1
+
+
+def _cpu(**over):
+    fig = {"n": 30, "cpu_ms_per_request": 2.0, "errors": 0, "valid": True}
+    requests = {"ping": dict(fig), "plain_turn": {**fig, "cpu_ms_per_request": 7.0},
+                "tool_turn": {**fig, "cpu_ms_per_request": 5.5}}  # fmt: skip
+    requests.update(over)
+    return {"requests": requests, "memory_web": {"worker": {"private": 200.0}}, "valid": True}
+
+
+def test_cpu_targets_are_met_by_figures_within_the_limits():
+    checks = [c for c in report.cpu_targets({"cpu": _cpu()}) if c["part"] == "cpu"]
+    assert len(checks) == 5 and all(c["ok"] for c in checks)
+
+
+def test_a_figure_measured_with_errors_is_a_miss_whatever_its_value():
+    refused = {"n": 30, "cpu_ms_per_request": 0.5, "errors": 29, "valid": False}
+    checks = {c["name"]: c for c in report.cpu_targets({"cpu": _cpu(tool_turn=refused)})}
+    assert checks["tool_turn CPU of the web worker per request"]["ok"] is False
+    assert checks["tool_turn CPU of the web worker per request"]["value"] is None
+    assert checks["tool turn CPU ÷ ping CPU"]["ok"] is False
+
+
+def test_cpu_targets_are_reported_missed_when_the_part_did_not_run():
+    checks = report.cpu_targets({})
+    assert checks and not any(c["ok"] for c in checks)
+
+
+def test_scale_growth_is_big_p95_over_small_p95():
+    scale = {"small": {"tools": {"t": {"p95": 2.0}}, "admin_queue": {"p95": 10.0}},
+             "big": {"tools": {"t": {"p95": 2.5}}, "admin_queue": {"p95": 40.0}}}  # fmt: skip
+    assert report.scale_growth(scale) == {"tool t": 1.25, "approval queue page": 4.0}
+    growth = next(c for c in report.cpu_targets({"scale": scale}) if "growth" in c["name"])
+    assert growth["value"] == 4.0 and growth["ok"] is False
+
+
+def test_render_names_an_invalid_part():
+    text = report.render({"chat": {"levels": [], "valid": False}, "cpu": _cpu()})
+    assert "**Invalid parts**" in text and "chat" in text
+    assert "5. Our own cost" in text
+
+
+def test_before_after_table_shows_both_runs_figures():
+    before = {"cpu": _cpu(tool_turn={"n": 30, "cpu_ms_per_request": 98.3, "valid": True, "ratio_to_ping": 16.4}),
+              "meta": {"finished_at": "b"}}  # fmt: skip
+    after = {"cpu": _cpu(), "meta": {"finished_at": "a"}, "before": before}
+    text = report.render(after)
+    assert "Before / after" in text
+    assert "| tool_turn | 98.30 | 5.50 |" in text
