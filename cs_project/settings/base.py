@@ -432,6 +432,12 @@ OPENAI_BASE_URL = env("OPENAI_BASE_URL")
 CS_LLM_MODEL = env("CS_LLM_MODEL", "gpt-4o-mini")
 CS_LLM_FALLBACK_MODEL = env("CS_LLM_FALLBACK_MODEL", "gpt-4o")
 CS_LLM_TIMEOUT_S = env_float("CS_LLM_TIMEOUT_S", 30.0)
+# For the disclosure of what leaves for the model (manage.py privacy_disclosure, llm.disclosure): the country the
+# endpoint processes in (e.g. 미국), who runs it (e.g. OpenAI, L.L.C.), and how long it keeps requests. Unset reads
+# "알 수 없음" in the disclosure: find out and set them before publishing it.
+CS_LLM_ENDPOINT_COUNTRY = env("CS_LLM_ENDPOINT_COUNTRY", "")
+CS_LLM_ENDPOINT_OPERATOR = env("CS_LLM_ENDPOINT_OPERATOR", "")
+CS_LLM_ENDPOINT_RETENTION = env("CS_LLM_ENDPOINT_RETENTION", "")
 # "json_schema" (OpenAI, vLLM, Ollama) or "json_object" (servers that reject json_schema).
 CS_LLM_STRUCTURED_MODE = env("CS_LLM_STRUCTURED_MODE", "json_schema")
 
