@@ -235,3 +235,19 @@ def test_disclosure_names_the_configured_endpoint_and_says_when_the_country_is_u
     assert "| 미국 |" in disclosure_markdown(generated_on="2026-12-01")
     settings.OPENAI_API_KEY = settings.OPENAI_BASE_URL = None
     assert "외부로 전송되는 정보가 없습니다" in disclosure_markdown(generated_on="2026-12-01")
+
+
+def test_disclosure_admin_page_and_command_show_every_purpose(shop, client, tmp_path):
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.urls import reverse
+
+    client.force_login(get_user_model().objects.get(username="admin"))
+    page = client.get(reverse("admin:llm_llmcall_disclosure"))
+    assert page.status_code == 200
+    out = tmp_path / "disclosure.md"
+    call_command("privacy_disclosure", "--output", str(out))
+    written = out.read_text(encoding="utf-8")
+    for purpose in PURPOSES:
+        assert f"(`{purpose}`)" in page.content.decode() and f"(`{purpose}`)" in written
+    assert "`shop_data:profile.name`" in written and "`tool_result:orders[].shipping_address`" in written
