@@ -117,6 +117,10 @@ def access_flush(records: list[AccessRecord]) -> None:
     if not records:
         return
     try:
-        AccessRecord.objects.bulk_create(records)
+        if len(records) == 1:
+            # One page view, one row: a plain INSERT in autocommit (bulk_create would add BEGIN and COMMIT).
+            records[0].save(force_insert=True)
+        else:
+            AccessRecord.objects.bulk_create(records)
     except Exception:
         log.exception("privacy.access_log_write_failed count=%d", len(records))
