@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # The write itself, as the close hook does it: one bulk INSERT of one record.
     record = AccessRecord(
-        at=ticket.created_at, operator="x", surface="admin", action="view", object_type="ticket", object_id="1"
+        at=ticket.created_at, operator="x", surface="ADMIN", action="VIEW", object_type="TICKET", object_id="1"
     )
     writes = []
     for _ in range(args.views):

@@ -6,7 +6,7 @@ from django.urls import path
 from common.admin import CodeLabelFilter, ReadOnlyAdmin
 from common.clock import today
 from common.display import labelled
-from llm.disclosure import disclosure_markdown
+from llm.disclosure import disclosure_page
 from llm.labels import PURPOSE_LABELS, UNKNOWN_PURPOSE, purpose_label
 from llm.models import LLMCall
 
@@ -55,6 +55,6 @@ class LLMCallAdmin(ReadOnlyAdmin):
             **self.admin_site.each_context(request),
             "title": "AI 모델로 보내는 개인정보 고지",
             "opts": self.model._meta,
-            "markdown": disclosure_markdown(generated_on=today().isoformat()),
+            **disclosure_page(generated_on=today().isoformat()),
         }
         return TemplateResponse(request, "admin/llm/llmcall/disclosure.html", context)

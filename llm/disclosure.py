@@ -98,6 +98,26 @@ def model_endpoint() -> Endpoint:
     )
 
 
+def disclosure_page(*, generated_on: str) -> dict:
+    """The same disclosure for the admin page: Korean words on screen, the wire keys and setting names on hover."""
+    endpoint = model_endpoint()
+    llm_days = getattr(settings, "CS_LLM_CALL_RETENTION_DAYS", None)
+    return {
+        "generated_on": generated_on,
+        "offline": endpoint.offline,
+        "endpoint": endpoint,
+        "country": endpoint.country,
+        "operator": endpoint.operator,
+        "retention": endpoint.retention,
+        "purposes": [
+            {"code": purpose, "label": purpose_label(purpose), "fields": fields}
+            for purpose, fields in purpose_fields().items()
+        ],
+        "masked_text_means": MASKED_TEXT_MEANS,
+        "llm_retention": f"{int(llm_days)}일" if llm_days else "보존 정책에 따름",
+    }
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 

@@ -25,23 +25,23 @@ class AccessRecordQuerySet(models.QuerySet):
 
 class AccessRecord(models.Model):
     class Action(models.TextChoices):
-        VIEW = "view", "열람"
-        LIST = "list", "목록 조회"
-        EXPORT = "export", "내보내기"
-        CHANGE = "change", "수정"
+        VIEW = "VIEW", "열람"
+        LIST = "LIST", "목록 조회"
+        EXPORT = "EXPORT", "내보내기"
+        CHANGE = "CHANGE", "수정"
 
     class ObjectType(models.TextChoices):
-        CUSTOMER = "customer", "고객"
-        ORDER = "order", "주문"
-        TICKET = "ticket", "문의 티켓"
-        CONVERSATION = "conversation", "채팅 대화"
-        DRAFT = "draft", "답변 초안"
-        ACTION_RECORD = "action_record", "처리 요청"
-        SERVICE_EVENT = "service_event", "진단 이벤트"
+        CUSTOMER = "CUSTOMER", "고객"
+        ORDER = "ORDER", "주문"
+        TICKET = "TICKET", "문의 티켓"
+        CONVERSATION = "CONVERSATION", "채팅 대화"
+        DRAFT = "DRAFT", "답변 초안"
+        ACTION_RECORD = "ACTION_RECORD", "처리 요청"
+        SERVICE_EVENT = "SERVICE_EVENT", "진단 이벤트"
 
     class Surface(models.TextChoices):
-        ADMIN = "admin", "관리자 화면"
-        API = "api", "운영 API"
+        ADMIN = "ADMIN", "관리자 화면"
+        API = "API", "직원용 연동"
 
     at = models.DateTimeField("일시", db_index=True)
     operator_id = models.BigIntegerField("상담원 ID", null=True, blank=True)
@@ -64,7 +64,7 @@ class AccessRecord(models.Model):
         constraints = [
             # An export without a recorded reason is refused by the database too.
             models.CheckConstraint(
-                condition=~Q(action="export") | ~Q(reason=""), name="accessrecord_export_has_reason"
+                condition=~Q(action="EXPORT") | ~Q(reason=""), name="accessrecord_export_has_reason"
             ),
         ]
 

@@ -31,7 +31,7 @@ def access_month_summary(*, month: date) -> list[OperatorMonth]:
         .annotate(
             total=Count("id"),
             customers=Count("customer_id", distinct=True, filter=~Q(customer_id="")),
-            **{action: Count("id", filter=Q(action=action)) for action in AccessRecord.Action.values},
+            **{action.lower(): Count("id", filter=Q(action=action)) for action in AccessRecord.Action.values},
         )
         .order_by("-total", "operator")
     )

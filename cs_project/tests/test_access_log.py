@@ -67,20 +67,20 @@ def test_each_admin_page_of_customer_data_writes_exactly_one_record(world):
     order = Order.objects.filter(customer_id="C003").first()
     client = _admin(world["operator"])
     pages = [
-        (reverse("admin:orders_customer_change", args=["C003"]), ("customer", "C003", "C003")),
-        (reverse("admin:orders_order_change", args=[order.pk]), ("order", order.pk, "C003")),
-        (reverse("admin:tickets_ticket_change", args=[ticket.pk]), ("ticket", str(ticket.pk), "C005")),
-        (reverse("admin:drafts_draft_change", args=[draft.pk]), ("draft", str(draft.pk), "C005")),
+        (reverse("admin:orders_customer_change", args=["C003"]), ("CUSTOMER", "C003", "C003")),
+        (reverse("admin:orders_order_change", args=[order.pk]), ("ORDER", order.pk, "C003")),
+        (reverse("admin:tickets_ticket_change", args=[ticket.pk]), ("TICKET", str(ticket.pk), "C005")),
+        (reverse("admin:drafts_draft_change", args=[draft.pk]), ("DRAFT", str(draft.pk), "C005")),
     ]
     for url, (object_type, object_id, customer) in pages:
         before = AccessRecord.objects.count()
         response = client.get(url)
         assert response.status_code == 200, url
-        assert _records()[before:] == [("operator", "10.1.2.3", "admin", "view", object_type, object_id, customer)]
+        assert _records()[before:] == [("operator", "10.1.2.3", "ADMIN", "VIEW", object_type, object_id, customer)]
     # A list page is one record too, with no customer of its own.
     before = AccessRecord.objects.count()
     assert client.get(reverse("admin:tickets_ticket_changelist")).status_code == 200
-    assert _records()[before:] == [("operator", "10.1.2.3", "admin", "list", "ticket", "", "")]
+    assert _records()[before:] == [("operator", "10.1.2.3", "ADMIN", "LIST", "TICKET", "", "")]
 
 
 def test_each_staff_api_view_of_customer_data_writes_exactly_one_record(world):
@@ -88,20 +88,20 @@ def test_each_staff_api_view_of_customer_data_writes_exactly_one_record(world):
     order = Order.objects.filter(customer_id="C003").first()
     api = _api(world["operator"])
     calls = [
-        ("/api/ops/customers/C003/", ("customer", "C003", "C003")),
-        (f"/api/ops/orders/{order.pk}/", ("order", order.pk, "C003")),
-        (f"/api/ops/tickets/{ticket.number}/", ("ticket", str(ticket.pk), "C005")),
-        (f"/api/ops/drafts/{draft.pk}/", ("draft", str(draft.pk), "C005")),
+        ("/api/ops/customers/C003/", ("CUSTOMER", "C003", "C003")),
+        (f"/api/ops/orders/{order.pk}/", ("ORDER", order.pk, "C003")),
+        (f"/api/ops/tickets/{ticket.number}/", ("TICKET", str(ticket.pk), "C005")),
+        (f"/api/ops/drafts/{draft.pk}/", ("DRAFT", str(draft.pk), "C005")),
     ]
     for url, (object_type, object_id, customer) in calls:
         before = AccessRecord.objects.count()
         response = api.get(url)
         assert response.status_code == 200, (url, response.content)
-        assert _records()[before:] == [("operator", "10.1.2.4", "api", "view", object_type, object_id, customer)]
+        assert _records()[before:] == [("operator", "10.1.2.4", "API", "VIEW", object_type, object_id, customer)]
     assert api.get(f"/api/ops/orders/{order.pk}/").json()["shipping_address"] == order.shipping_address
     before = AccessRecord.objects.count()
     assert api.get("/api/ops/tickets/").status_code == 200
-    assert _records()[before:] == [("operator", "10.1.2.4", "api", "list", "ticket", "", "")]
+    assert _records()[before:] == [("operator", "10.1.2.4", "API", "LIST", "TICKET", "", "")]
 
 
 def test_a_refused_or_missing_page_writes_no_record(world):
@@ -119,20 +119,20 @@ def test_export_without_a_reason_is_refused_and_with_one_is_recorded_with_it(wor
         assert response.status_code == 400, body
         assert "reason" in response.json()["errors"]
         assert "orders" not in response.json()
-    assert not AccessRecord.objects.filter(action="export").exists()
+    assert not AccessRecord.objects.filter(action="EXPORT").exists()
 
     response = api.post("/api/ops/customers/C003/export/", {"reason": "고객 열람 요구 대응"}, format="json")
     assert response.status_code == 200
     assert {o["order_id"] for o in response.json()["orders"]} == set(
         Order.objects.filter(customer_id="C003").values_list("order_id", flat=True)
     )
-    assert list(AccessRecord.objects.filter(action="export").values_list("operator", "customer_id", "reason")) == [
+    assert list(AccessRecord.objects.filter(action="EXPORT").values_list("operator", "customer_id", "reason")) == [
         ("operator", "C003", "고객 열람 요구 대응")
     ]
     # The database refuses an export row without a reason, whoever writes it.
     with pytest.raises(IntegrityError), transaction.atomic():
         AccessRecord.objects.create(
-            at="2026-11-02T10:00:00+09:00", operator="x", surface="api", action="export", object_type="customer"
+            at="2026-11-02T10:00:00+09:00", operator="x", surface="API", action="EXPORT", object_type="CUSTOMER"
         )
 
 
@@ -185,7 +185,7 @@ def test_postgres_refuses_update_and_delete_outside_the_purge(world):
     assert AccessRecord.objects.count() == 1
     # The retention purge removes only what is older than the period.
     old = AccessRecord(
-        at=now() - timedelta(days=800), operator="old", surface="admin", action="view", object_type="order"
+        at=now() - timedelta(days=800), operator="old", surface="ADMIN", action="VIEW", object_type="ORDER"
     )
     old.save()
     assert access_records_purge() == 1

@@ -241,6 +241,9 @@ def test_disclosure_admin_page_and_command_show_every_purpose(shop, client, tmp_
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.urls import reverse
+    from django.utils.html import escape
+
+    from llm.labels import purpose_label
 
     client.force_login(get_user_model().objects.get(username="admin"))
     page = client.get(reverse("admin:llm_llmcall_disclosure"))
@@ -248,6 +251,11 @@ def test_disclosure_admin_page_and_command_show_every_purpose(shop, client, tmp_
     out = tmp_path / "disclosure.md"
     call_command("privacy_disclosure", "--output", str(out))
     written = out.read_text(encoding="utf-8")
-    for purpose in PURPOSES:
-        assert f"(`{purpose}`)" in page.content.decode() and f"(`{purpose}`)" in written
+    html = page.content.decode()
+    for purpose, fields in purpose_fields().items():
+        assert f"(`{purpose}`)" in written
+        # On screen in Korean words, the wire form on hover.
+        assert f"<h3>{purpose_label(purpose)}</h3>" in html
+        for field in fields:
+            assert f'title="{escape(field.key)}">{escape(field.label)}<' in html, (purpose, field.key)
     assert "`shop_data:profile.name`" in written and "`tool_result:orders[].shipping_address`" in written

@@ -17,17 +17,17 @@ from privacy.models import AccessRecord
 pytestmark = pytest.mark.django_db
 
 
-def _rows(operator: str, count: int, *, month: int = 11, action: str = "view", customer: str = "C001") -> None:
+def _rows(operator: str, count: int, *, month: int = 11, action: str = "VIEW", customer: str = "C001") -> None:
     AccessRecord.objects.bulk_create(
         AccessRecord(
             at=datetime(2026, month, 3, 10, 0, tzinfo=SEOUL),
             operator=operator,
-            surface="admin",
+            surface="ADMIN",
             action=action,
-            object_type="customer",
+            object_type="CUSTOMER",
             object_id=customer,
             customer_id=customer,
-            reason="점검" if action == "export" else "",
+            reason="점검" if action == "EXPORT" else "",
         )
         for _ in range(count)
     )
@@ -37,7 +37,7 @@ def _rows(operator: str, count: int, *, month: int = 11, action: str = "view", c
 def november():
     _rows("kim", 100)
     _rows("lee", 110)
-    _rows("lee", 2, action="export", customer="C002")
+    _rows("lee", 2, action="EXPORT", customer="C002")
     _rows("park", 900)
     _rows("park", 50, month=10)  # another month: not counted
 
