@@ -24,6 +24,8 @@ from common.clock import today
 from common.display import fields_html, value_words, won
 from common.errors import DomainError
 from common.numbering import parse_number
+from privacy.admin import AccessLoggedAdmin
+from privacy.models import AccessRecord
 
 
 class ActionEventInline(admin.TabularInline):
@@ -115,7 +117,8 @@ def _age(delta_seconds: float) -> str:
 
 
 @admin.register(ActionRecord)
-class ActionRecordAdmin(LiveChangeListMixin, ReadOnlyAdmin):
+class ActionRecordAdmin(AccessLoggedAdmin, LiveChangeListMixin, ReadOnlyAdmin):
+    access_object_type = AccessRecord.ObjectType.ACTION_RECORD
     """The approval queue. Opens on 승인대기; decisions go through `action_decide`, one row at a time."""
 
     live_topic = "actions"  # new requests appear by themselves (common.admin.LiveChangeListMixin)

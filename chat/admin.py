@@ -10,6 +10,8 @@ from chat.models import ChatMessage, Conversation, ToolCall
 from chat.selectors import tool_refusal_list
 from chat.tools import TOOLS, tool_error_label, tool_label
 from common.display import labelled
+from privacy.admin import AccessLoggedAdmin
+from privacy.models import AccessRecord
 from tickets.models import Ticket
 from tickets.sections import SIDE, TicketSection, ticket_section_register
 
@@ -26,7 +28,8 @@ class ChatMessageInline(admin.TabularInline):
 
 
 @admin.register(Conversation)
-class ConversationAdmin(admin.ModelAdmin):
+class ConversationAdmin(AccessLoggedAdmin, admin.ModelAdmin):
+    access_object_type = AccessRecord.ObjectType.CONVERSATION
     list_display = ("id", "customer", "created_at", "updated_at")
     search_fields = ("=customer__customer_id",)
     list_select_related = ("customer",)

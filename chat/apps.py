@@ -1,6 +1,7 @@
 from django.apps import AppConfig
 
 from chat.offline_agent import run_agent
+from llm.disclosure import purpose_fields_register
 from llm.offline import register_conversation
 
 
@@ -21,3 +22,7 @@ class ChatConfig(AppConfig):
 
         reply_stored_register("chat.operator_reply", chat_operator_reply_append)
         outcome_register("chat.action_outcome", chat_action_outcome_append)
+        # What a chat request sends, declared beside its prompt builder, for the disclosure (llm.disclosure).
+        from chat.prompts import MODEL_FIELDS  # the app registry is ready only now
+
+        purpose_fields_register("chat", MODEL_FIELDS)

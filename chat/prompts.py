@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from common.redaction import MODEL_EXCEPTIONS, redact, redact_obj
+from llm.disclosure import MASKED_ADDRESS, MASKED_TEXT, SentField
 from llm.fence import FENCE_RULE, TOOL_RESULT, fence, fence_customer_text, neutralise
 from llm.masking import KEEP_KEY
 
@@ -136,3 +137,72 @@ def claim_safe_reply(results: list[dict]) -> str:
     else:
         lines.append(CLAIM_FALLBACK)
     return "\n".join(lines)
+
+
+# --- what a chat request sends (the disclosure, llm.disclosure; checked against captured requests) ----------------
+_CODE = "번호·코드·날짜·금액: 가림 대상 아님"
+_ORDER_FIELDS = (
+    ("order_id", "주문번호", _CODE),
+    ("product_id", "상품 번호", _CODE),
+    ("product_name", "상품명", ""),
+    ("option", "옵션", ""),
+    ("options[]", "상품의 옵션 목록", ""),
+    ("quantity", "수량", _CODE),
+    ("order_amount", "결제금액", _CODE),
+    ("status", "주문 상태", _CODE),
+    ("status_code", "주문 상태 코드", _CODE),
+    ("shipping_address", "배송지", MASKED_ADDRESS),
+    ("ordered_at", "주문일", _CODE),
+    ("shipped_at", "출고일", _CODE),
+    ("delivered_at", "배송완료일", _CODE),
+    ("days_since_delivery", "배송 후 경과일", _CODE),
+)
+_REQUEST_FIELDS = (
+    ("action_id", "처리번호", _CODE),
+    ("kind", "요청 종류", _CODE),
+    ("order_id", "주문번호", _CODE),
+    ("product_name", "상품명", ""),
+    ("status", "처리 상태", _CODE),
+    ("status_message", "다음 단계 안내", ""),
+    ("created_at", "요청일시", _CODE),
+    ("detail", "요청 요약 (사유·메모·주소 포함 가능)", MASKED_TEXT + "; 주소는 [주소]"),
+)
+MODEL_FIELDS: tuple[SentField, ...] = (
+    SentField(
+        "customer_message",
+        "고객 채팅 메시지 (이번 메시지와 이전 대화)",
+        MASKED_TEXT + ". 예외: 이번 메시지의 주소는 배송지 변경을 위해 그대로 전송",
+    ),
+    SentField("assistant_message", "AI 상담원의 이전 답변"),
+    SentField("tool_call:order_id", "AI가 도구에 넘긴 주문번호", _CODE),
+    SentField("tool_call:new_address", "AI가 도구에 넘긴 새 배송지 (이전 대화로 보낼 때)", MASKED_ADDRESS),
+    SentField("tool_call:new_option", "AI가 도구에 넘긴 교환 옵션"),
+    SentField("tool_call:reason_category", "AI가 고른 사유 분류", _CODE),
+    SentField("tool_call:reason", "AI가 요약한 고객 사유"),
+    SentField("tool_call:note", "AI가 남긴 담당자 메모"),
+    SentField("tool_call:category", "AI가 고른 문의 분류", _CODE),
+    SentField("tool_call:summary", "AI가 쓴 상담원용 요약"),
+    *(
+        SentField(f"tool_result:orders[].{key}", f"도구 결과 · 주문 목록 · {label}", masked)
+        for key, label, masked in _ORDER_FIELDS
+    ),
+    *(
+        SentField(f"tool_result:actions[].{key}", f"도구 결과 · 요청 내역 · {label}", masked)
+        for key, label, masked in _REQUEST_FIELDS
+    ),
+    SentField("tool_result:ok", "도구 결과 · 처리 성공 여부", _CODE),
+    SentField("tool_result:reason", "도구 결과 · 처리하지 못한 이유", ""),
+    SentField("tool_result:message", "도구 결과 · 안내 문구", ""),
+    SentField("tool_result:today", "도구 결과 · 오늘 날짜", _CODE),
+    SentField("tool_result:order_id", "도구 결과 · 주문번호", _CODE),
+    SentField("tool_result:order_status", "도구 결과 · 주문 상태", _CODE),
+    SentField("tool_result:order_amount", "도구 결과 · 결제금액", _CODE),
+    SentField("tool_result:product_name", "도구 결과 · 상품명", ""),
+    SentField("tool_result:new_address", "도구 결과 · 바뀐 배송지", MASKED_ADDRESS),
+    SentField("tool_result:action_id", "도구 결과 · 처리번호", _CODE),
+    SentField("tool_result:kind", "도구 결과 · 요청 종류", _CODE),
+    SentField("tool_result:status", "도구 결과 · 처리 상태", _CODE),
+    SentField("tool_result:status_code", "도구 결과 · 처리 상태 코드", _CODE),
+    SentField("tool_result:ticket_id", "도구 결과 · 문의 티켓 번호", _CODE),
+    SentField("tool_result:category", "도구 결과 · 문의 분류", _CODE),
+)

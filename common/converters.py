@@ -26,6 +26,12 @@ class ActionNumberConverter(_Text):
     regex = number_pattern("A")
 
 
+class ShopKeyConverter(_Text):
+    """A shop's own key (customer id C003, order id HR20260721001): ASCII letters, digits, '-' and '_'."""
+
+    regex = "[A-Za-z0-9][A-Za-z0-9_-]{0,19}"
+
+
 class PositiveIntConverter:
     """Like Django's `int`, but ASCII digits only and at most 12 of them (fits a bigint)."""
 
@@ -47,4 +53,5 @@ def register(*, product_pattern: str) -> None:
     register_converter(TicketNumberConverter, "ticket_number")
     register_converter(ActionNumberConverter, "action_number")
     register_converter(PositiveIntConverter, "id")
+    register_converter(ShopKeyConverter, "shop_key")
     register_converter(ProductIdConverter, "product_id")

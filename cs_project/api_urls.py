@@ -10,8 +10,15 @@ from chat.apis import ChatTurnApi, ConversationDetailApi
 from common import converters
 from cs_project.apis import RequestListApi
 from cs_project.live import LiveChangesApi
-from drafts.apis import OpsDraftApplyApi, OpsDraftRejectApi
-from orders.apis import CustomerNoticesApi, OrderListApi, ProductDetailApi
+from drafts.apis import OpsDraftApplyApi, OpsDraftDetailApi, OpsDraftRejectApi
+from orders.apis import (
+    CustomerNoticesApi,
+    OpsCustomerDetailApi,
+    OpsCustomerExportApi,
+    OpsOrderDetailApi,
+    OrderListApi,
+    ProductDetailApi,
+)
 from orders.models import PRODUCT_ID_PATTERN
 from tickets.apis import (
     OpsTicketAssignApi,
@@ -69,6 +76,12 @@ urlpatterns = [
         OpsTicketPriorityApi.as_view(),
         name="api-ops-ticket-priority",
     ),
+    path("ops/customers/<shop_key:customer_id>/", OpsCustomerDetailApi.as_view(), name="api-ops-customer-detail"),
+    path(
+        "ops/customers/<shop_key:customer_id>/export/", OpsCustomerExportApi.as_view(), name="api-ops-customer-export"
+    ),
+    path("ops/orders/<shop_key:order_id>/", OpsOrderDetailApi.as_view(), name="api-ops-order-detail"),
+    path("ops/drafts/<id:draft_id>/", OpsDraftDetailApi.as_view(), name="api-ops-draft-detail"),
     path("ops/drafts/<id:draft_id>/apply/", OpsDraftApplyApi.as_view(), name="api-ops-draft-apply"),
     path("ops/drafts/<id:draft_id>/reject/", OpsDraftRejectApi.as_view(), name="api-ops-draft-reject"),
     path("ops/actions/<action_number:action_id>/decide/", OpsActionDecideApi.as_view(), name="api-ops-action-decide"),

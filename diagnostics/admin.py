@@ -13,6 +13,8 @@ from diagnostics.labels import (
     event_name_html,
 )
 from diagnostics.models import ServiceEvent
+from privacy.admin import AccessLoggedAdmin
+from privacy.models import AccessRecord
 
 
 class ErrorCodeFilter(CodeLabelFilter):
@@ -23,7 +25,8 @@ class ErrorCodeFilter(CodeLabelFilter):
 
 
 @admin.register(ServiceEvent)
-class ServiceEventAdmin(ReadOnlyAdmin):
+class ServiceEventAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
+    access_object_type = AccessRecord.ObjectType.SERVICE_EVENT
     """Read-only. The raw message and attributes are never shown: only their redacted form. Codes (event names,
     error codes, spans, attribute keys) read as Korean labels, the raw code kept in a hover title."""
 

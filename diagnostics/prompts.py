@@ -8,6 +8,7 @@ from datetime import datetime
 from common.clock import SEOUL
 from common.redaction import redact
 from diagnostics.schemas import diagnosis_json_schema
+from llm.disclosure import MASKED_TEXT, NOT_PERSONAL, SentField
 from llm.fence import FENCE_RULE
 from llm.fence import fence_customer_text as _fence
 
@@ -65,3 +66,39 @@ def diagnosis_user_prompt(*, inquiry_text: str, inquiry_at: datetime, context: d
         f"<diagnostic_context>\n{_context_json(context)}\n</diagnostic_context>\n\n"
         "위 자료만으로 스키마에 맞는 진단 JSON을 출력하라."
     )
+
+
+# --- what a diagnosis request sends (the disclosure, llm.disclosure; checked against captured requests) -----------
+_CODE = "번호·코드·날짜: 가림 대상 아님"
+_EVENT_FIELDS = (
+    ("event_id", "이벤트 ID", _CODE),
+    ("kind", "이벤트 종류", _CODE),
+    ("occurred_at", "발생 일시", _CODE),
+    ("name", "엔드포인트·이벤트명", ""),
+    ("http_method", "HTTP 메서드", _CODE),
+    ("status_code", "응답 코드", _CODE),
+    ("latency_ms", "소요시간", _CODE),
+    ("trace_id", "트레이스 ID", _CODE),
+    ("span_name", "스팬 이름", ""),
+    ("error_code", "오류 코드", _CODE),
+    ("is_error", "오류 여부", _CODE),
+    ("message", "로그 메시지", MASKED_TEXT + "; 스택트레이스 생략"),
+    ("attributes.*", "이벤트 속성 (쇼핑몰이 보낸 키 그대로: 화면, 결제수단, 앱 버전, 클라이언트 IP 등)", MASKED_TEXT),
+)
+_EVENT_KINDS = (("request_logs", "요청 처리 로그"), ("traces", "트레이스"), ("usage_events", "이용 이벤트"))
+MODEL_FIELDS: tuple[SentField, ...] = (
+    SentField("customer_message", "오류 문의 본문"),
+    SentField("inquiry_at", "문의 시각", _CODE),
+    SentField("diagnostic_context:customer_id", "고객 ID", _CODE),
+    SentField("diagnostic_context:inquiry_at", "문의 시각", _CODE),
+    SentField("diagnostic_context:window.start", "조회 구간 시작", _CODE),
+    SentField("diagnostic_context:window.end", "조회 구간 끝", _CODE),
+    SentField("diagnostic_context:counts.*", "종류별 이벤트 수", _CODE),
+    SentField("diagnostic_context:truncated", "잘림 여부", _CODE),
+    SentField("diagnostic_context:guidance[]", "진단 안내 문구 (고정 문구)", NOT_PERSONAL),
+    *(
+        SentField(f"diagnostic_context:{kind}[].{key}", f"{kind_label} · {label}", masked)
+        for kind, kind_label in _EVENT_KINDS
+        for key, label, masked in _EVENT_FIELDS
+    ),
+)

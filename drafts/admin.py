@@ -40,6 +40,8 @@ from drafts.selectors import (
     ticket_drafts,
 )
 from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject, drafts_regenerate
+from privacy.admin import AccessLoggedAdmin
+from privacy.models import AccessRecord
 from tickets.models import Tag, Ticket
 from tickets.sections import (
     ANSWER,
@@ -302,7 +304,12 @@ def _list_html(items: list) -> SafeString:
 
 
 @admin.register(Draft)
-class DraftAdmin(ReadOnlyAdmin):
+class DraftAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
+    access_object_type = AccessRecord.ObjectType.DRAFT
+
+    def access_customer_id(self, obj) -> str:
+        return obj.ticket.customer_id
+
     """All drafts, read-only. Decisions are made on the ticket page, where the conversation is. The JSON a
     draft stores reads as fields with Korean names, never as a JSON object."""
 

@@ -15,11 +15,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from common.apis import IsStaff
+from common.errors import NotFound
 from common.fields import StrictCharField, StrictIntegerField
 from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION
 from drafts.models import Draft
 from drafts.selectors import citations_resolve, citations_with_text, latest_drafts_prefetch, ticket_drafts
 from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject
+from privacy.access import Action, ObjectType, Surface, access_note
 from tickets.api_parts import OpsTicketPart
 from tickets.apis import MESSAGE_ID_MAX
 from tickets.models import Ticket
@@ -205,6 +207,27 @@ class OpsDraftRejectApi(APIView):
         data.is_valid(raise_exception=True)
         draft = draft_reject(draft_id=draft_id, actor=request.user, **data.validated_data)
         return Response(DraftSerializer(draft, context=draft_context(request, [draft])).data)
+
+
+class OpsDraftDetailApi(APIView):
+    permission_classes = [IsStaff]
+    required_permissions = DRAFT_VIEW
+
+    @extend_schema(responses={200: DraftSerializer}, summary="[운영] 초안 한 건 (열람 기록이 남습니다)")
+    def get(self, request, draft_id: int):
+        draft = Draft.objects.select_related("ticket", "decided_by", "override_by").filter(pk=draft_id).first()
+        if draft is None:
+            raise NotFound("초안을 찾을 수 없습니다.")
+        data = DraftSerializer(draft, context=draft_context(request, [draft])).data
+        access_note(
+            request,
+            surface=Surface.API,
+            action=Action.VIEW,
+            object_type=ObjectType.DRAFT,
+            customer_id=draft.ticket.customer_id,
+            object_id=draft.pk,
+        )
+        return Response(data)
 
 
 # --- what drafts add to the staff ticket API (tickets.api_parts) -------------------------------------------

@@ -57,6 +57,12 @@ class DraftsConfig(AppConfig):
         from tickets.services import DRAFT_REQUESTED
 
         outbox_register(DRAFT_REQUESTED, draft_requested_handler)
+        # What each stage sends, declared beside its prompt builder, for the disclosure (llm.disclosure).
+        from drafts.prompts import MODEL_FIELDS  # the app registry is ready only now
+        from llm.disclosure import purpose_fields_register  # beside its use, as the imports above
+
+        for purpose, fields in MODEL_FIELDS.items():
+            purpose_fields_register(purpose, fields)
         # The operator's own reply (tickets) passes the money-claim guard and rejects the live draft it answers
         # past: tickets names the hooks, drafts fills them in (tickets.hooks).
         reply_guard_register(reply_claims_unsupported)

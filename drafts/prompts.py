@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from common.redaction import redact, redact_obj
+from llm.disclosure import MASKED_TEXT, SentField
 from llm.fence import CUSTOMER, DRAFT_TEXT, FENCE_RULE, KNOWLEDGE, OPERATOR, SHOP_DATA, fence
 from tickets.services import HANDOFF_TRANSCRIPT_TITLE
 
@@ -100,3 +101,63 @@ def tags_messages(*, snapshot: list[dict], tag_names: list[str]) -> list[dict]:
     tags = fence(redact(", ".join(tag_names)), label=SHOP_DATA)
     user = f"[태그 목록]\n{tags}\n\n[대화]\n{_conversation_text(snapshot)}"
     return [{"role": "system", "content": TAGS_SYSTEM}, {"role": "user", "content": user}]
+
+
+# --- what each pipeline stage sends (the disclosure, llm.disclosure; checked against captured requests) ------------
+_CODE = "번호·코드·날짜·금액: 가림 대상 아님"
+_CONVERSATION = (
+    SentField(
+        "customer_message",
+        "문의 대화: 고객 메시지 (채팅에서 넘어온 문의는 그 채팅 기록 포함)",
+    ),
+    SentField("operator_message", "문의 대화: 상담원이 보낸 답변"),
+)
+_KNOWLEDGE = SentField("knowledge", "쇼핑몰 FAQ와 문서 (고객 정보 아님)")
+_CONTEXT = (
+    ("profile.customer_id", "고객 ID", _CODE),
+    ("profile.name", "고객 이름", "가림 대상 아님 (이름은 그대로 전송)"),
+    ("orders[].order_id", "주문번호", _CODE),
+    ("orders[].product", "상품명", ""),
+    ("orders[].option", "옵션", ""),
+    ("orders[].quantity", "수량", _CODE),
+    ("orders[].amount", "결제금액", _CODE),
+    ("orders[].status", "주문 상태", _CODE),
+    ("orders[].ordered_at", "주문일시", _CODE),
+    ("orders[].delivered_at", "배송완료일시", _CODE),
+    ("action_records[].action_id", "요청 처리번호", _CODE),
+    ("action_records[].kind", "요청 종류", _CODE),
+    ("action_records[].order_id", "요청의 주문번호", _CODE),
+    ("action_records[].status", "요청 상태", _CODE),
+    ("action_records[].detail", "요청 요약 (사유·메모)", MASKED_TEXT + "; 주소는 [주소]"),
+    ("past_tickets[].ticket_id", "이전 문의 번호", _CODE),
+    ("past_tickets[].category", "이전 문의 분류", _CODE),
+    ("past_tickets[].subject", "이전 문의 제목", ""),
+    ("past_tickets[].status", "이전 문의 상태", _CODE),
+    ("payments[].order_id", "결제 주문번호", _CODE),
+    ("payments[].paid", "결제금액", _CODE),
+    ("payments[].paid_on", "결제일시", _CODE),
+    ("payments[].refunded", "환불금액", _CODE),
+    ("shipping_events[].order_id", "배송 이벤트 주문번호", _CODE),
+    ("shipping_events[].event", "배송 이벤트 (출고·배송완료)", _CODE),
+    ("shipping_events[].on", "배송 이벤트 일시", _CODE),
+)
+MODEL_FIELDS: dict[str, tuple[SentField, ...]] = {
+    "draft": (
+        *_CONVERSATION,
+        *(SentField(f"shop_data:{key}", f"고객 정보(선조회) · {label}", masked) for key, label, masked in _CONTEXT),
+        _KNOWLEDGE,
+    ),
+    "qa": (*_CONVERSATION, SentField("draft_text", "검토할 답변 초안"), _KNOWLEDGE),
+    "confidence": (
+        *_CONVERSATION,
+        SentField("draft_text", "평가할 답변"),
+        _KNOWLEDGE,
+        SentField("shop_data:verdict", "오류 진단 · 판정", _CODE),
+        SentField("shop_data:model_verdict", "오류 진단 · 모델의 판정", _CODE),
+        SentField("shop_data:interpretation", "오류 진단 · 해석"),
+        SentField("shop_data:observed_facts[].fact", "오류 진단 · 관측 사실"),
+        SentField("shop_data:observed_facts[].event_ids[]", "오류 진단 · 관측 사실의 근거 이벤트 ID", _CODE),
+        SentField("shop_data:checks[]", "오류 진단 · 확인할 항목"),
+    ),
+    "tags": (*_CONVERSATION, SentField("shop_data", "쇼핑몰 태그 목록 (고객 정보 아님)")),
+}

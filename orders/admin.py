@@ -3,10 +3,13 @@ from django.contrib import admin
 from common.admin import ASCII_NUMBERS, AuditEventInline, ReadOnlyAdmin
 from common.display import won
 from orders.models import Customer, Order, OrderEvent, Product, ProductOption
+from privacy.admin import AccessLoggedAdmin
+from privacy.models import AccessRecord
 
 
 @admin.register(Customer)
-class CustomerAdmin(admin.ModelAdmin):
+class CustomerAdmin(AccessLoggedAdmin, admin.ModelAdmin):
+    access_object_type = AccessRecord.ObjectType.CUSTOMER
     list_display = ("customer_id", "name", "user", "created_at")
     search_fields = ("=customer_id", "name", "=phone", "=email", "user__username")
     list_select_related = ("user",)
@@ -71,8 +74,10 @@ class OrderEventInline(AuditEventInline):
 
 
 @admin.register(Order)
-class OrderAdmin(ReadOnlyAdmin):
+class OrderAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
     """Orders change only through services (tools, decisions); here they are browsed."""
+
+    access_object_type = AccessRecord.ObjectType.ORDER
 
     list_display = ("order_id", "customer", "product", "option", "quantity", "amount_display", "status", "delivered_at")
     list_filter = ("status",)

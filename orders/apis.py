@@ -1,15 +1,18 @@
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from common.actors import Actor
-from common.apis import CustomerThrottle, IsCustomer
+from common.apis import CustomerThrottle, IsCustomer, IsStaff
 from common.errors import NotFound
-from common.fields import StrictBooleanField
+from common.fields import StrictBooleanField, StrictCharField
 from common.redaction import mask_email
-from orders.models import Order, Product
+from orders.models import Customer, Order, Product
 from orders.services import customer_notices_set
+from privacy.access import Action, ObjectType, Surface, access_note, access_record_now
+from privacy.policy import EXPORT_REASON_MAX, export_reason_clean
 
 
 class OrderListApi(APIView):
@@ -110,3 +113,129 @@ class CustomerNoticesApi(APIView):
             actor=Actor("CUSTOMER", request.customer.pk, request.user),
         )
         return Response(self._out(customer))
+
+
+# --- staff: a customer's data, each view or export recorded in the access log (privacy) --------------------------
+CUSTOMER_VIEW = ("orders.view_customer",)
+ORDER_VIEW = ("orders.view_order",)
+CUSTOMER_EXPORT = ("orders.view_customer", "orders.view_order")
+
+
+@extend_schema_serializer(component_name="OpsOrder")
+class OpsOrderSerializer(serializers.ModelSerializer):
+    customer_id = serializers.CharField()
+    product_name = serializers.CharField(source="product.name")
+    option = serializers.CharField(source="option.label")
+    status_display = serializers.CharField(source="get_status_display")
+
+    class Meta:
+        model = Order
+        fields = (
+            "order_id",
+            "customer_id",
+            "product_name",
+            "option",
+            "quantity",
+            "amount",
+            "status",
+            "status_display",
+            "shipping_address",
+            "ordered_at",
+            "shipped_at",
+            "delivered_at",
+        )
+
+
+@extend_schema_serializer(component_name="OpsCustomer")
+class OpsCustomerSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Customer
+        fields = ("customer_id", "name", "phone", "email", "created_at")
+
+
+def _customer(customer_id: str) -> Customer:
+    customer = Customer.objects.filter(pk=customer_id).first()
+    if customer is None:
+        raise NotFound("고객을 찾을 수 없습니다.")
+    return customer
+
+
+class OpsCustomerDetailApi(APIView):
+    permission_classes = [IsStaff]
+    required_permissions = CUSTOMER_VIEW
+
+    @extend_schema(responses={200: OpsCustomerSerializer}, summary="[운영] 고객 정보 (열람 기록이 남습니다)")
+    def get(self, request, customer_id: str):
+        customer = _customer(customer_id)
+        access_note(
+            request,
+            surface=Surface.API,
+            action=Action.VIEW,
+            object_type=ObjectType.CUSTOMER,
+            customer_id=customer.pk,
+            object_id=customer.pk,
+        )
+        return Response(OpsCustomerSerializer(customer).data)
+
+
+class OpsOrderDetailApi(APIView):
+    permission_classes = [IsStaff]
+    required_permissions = ORDER_VIEW
+
+    @extend_schema(responses={200: OpsOrderSerializer}, summary="[운영] 주문 정보와 배송지 (열람 기록이 남습니다)")
+    def get(self, request, order_id: str):
+        order = Order.objects.select_related("product", "option").filter(pk=order_id).first()
+        if order is None:
+            raise NotFound("주문을 찾을 수 없습니다.")
+        access_note(
+            request,
+            surface=Surface.API,
+            action=Action.VIEW,
+            object_type=ObjectType.ORDER,
+            customer_id=order.customer_id,
+            object_id=order.pk,
+        )
+        return Response(OpsOrderSerializer(order).data)
+
+
+class OpsCustomerExportApi(APIView):
+    """A customer's profile and orders in one document, for a stated purpose: the reason is required and is
+    recorded, with who and when, before the data leaves."""
+
+    permission_classes = [IsStaff]
+    required_permissions = CUSTOMER_EXPORT
+
+    @extend_schema_serializer(component_name="OpsCustomerExportInput")
+    class InputSerializer(serializers.Serializer):
+        reason = StrictCharField(
+            max_length=EXPORT_REASON_MAX,
+            help_text="내보내는 사유 (필수, 접속기록에 남습니다). 예: 고객 열람 요구 대응",
+        )
+
+    @extend_schema_serializer(component_name="OpsCustomerExport")
+    class OutputSerializer(serializers.Serializer):
+        customer = OpsCustomerSerializer()
+        orders = OpsOrderSerializer(many=True)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: OutputSerializer},
+        summary="[운영] 고객 정보 내보내기 (사유 필수, 기록됨)",
+    )
+    def post(self, request, customer_id: str):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        reason = export_reason_clean(data.validated_data["reason"])
+        if not reason:
+            raise ValidationError({"reason": ["내보내는 사유를 적어 주세요."]})
+        customer = _customer(customer_id)
+        access_record_now(
+            request,
+            surface=Surface.API,
+            object_type=ObjectType.CUSTOMER,
+            customer_id=customer.pk,
+            object_id=customer.pk,
+            reason=reason,
+        )
+        orders = Order.objects.filter(customer=customer).select_related("product", "option").order_by("order_id")
+        return Response(self.OutputSerializer({"customer": customer, "orders": orders}).data)

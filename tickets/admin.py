@@ -28,6 +28,8 @@ from common.errors import DomainError
 from common.numbering import parse_number
 from common.redaction import mask_email, mask_phone
 from orders.models import Order
+from privacy.admin import AccessLoggedAdmin
+from privacy.models import AccessRecord
 from tickets import policy
 from tickets.models import OperatorStatus, Tag, Ticket, TicketEvent, TicketMessage, TicketRating
 from tickets.policy import CSAT_LOW
@@ -199,7 +201,8 @@ def _column_display(column: TicketColumn):
 
 
 @admin.register(Ticket)
-class TicketAdmin(LiveChangeListMixin, admin.ModelAdmin):
+class TicketAdmin(AccessLoggedAdmin, LiveChangeListMixin, admin.ModelAdmin):
+    access_object_type = AccessRecord.ObjectType.TICKET
     live_topic = "tickets"  # the list shows new inquiries by itself (common.admin.LiveChangeListMixin)
     change_form_template = "admin/tickets/ticket/change_form.html"
     # What an operator picks the next ticket by comes first; at 1280 px beside the admin's menu and filters the

@@ -27,6 +27,7 @@ from common.business_hours import after_hours_notice, business_calendar
 from common.errors import InvalidState
 from common.fields import StrictBooleanField, StrictCharField, StrictIntegerField
 from orders.selectors import customer_order_get
+from privacy.access import Action, ObjectType, Surface, access_note
 from tickets.api_parts import ops_ticket_parts
 from tickets.models import Ticket, TicketMessage
 from tickets.policy import CSAT_COMMENT_MAX, CSAT_MAX, CSAT_MIN, OVERRIDE_REASON_MAX, SLA_STATE_LABELS, can_rate
@@ -484,6 +485,7 @@ class OpsTicketListApi(APIView):
             tickets = part.list_queryset(tickets)
         paginator = OpsPagination()
         page = paginator.paginate_queryset(tickets, request, view=self)
+        access_note(request, surface=Surface.API, action=Action.LIST, object_type=ObjectType.TICKET)
         return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)
 
 
@@ -513,7 +515,16 @@ class OpsTicketDetailApi(APIView):
         context = {}
         for part in ops_ticket_parts():
             context.update(part.detail_load(ticket, request))
-        return Response(self.OutputSerializer(ticket, context=context).data)
+        data = self.OutputSerializer(ticket, context=context).data
+        access_note(
+            request,
+            surface=Surface.API,
+            action=Action.VIEW,
+            object_type=ObjectType.TICKET,
+            customer_id=ticket.customer_id,
+            object_id=ticket.pk,
+        )
+        return Response(data)
 
 
 MESSAGE_ID_MAX = 2**63 - 1  # a BigAutoField

@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "axes",
     "common",
+    "privacy",  # the access log, below every app that shows customer data
     "accounts",
     "orders",
     "actions",
@@ -72,6 +73,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Writes the access records a request collected, once, after the response is sent (privacy.access).
+    "privacy.middleware.AccessLogMiddleware",
     # Last, as django-axes asks: turns a locked-out admin login into its 429 answer.
     "axes.middleware.AxesMiddleware",
 ]
@@ -303,6 +306,12 @@ CS_SHOP_SESSION_MAX_AHEAD_S = int(env("CS_SHOP_SESSION_MAX_AHEAD_S", "600"))
 # On for local development, the tests and the benchmark (their shop receives on 127.0.0.1); off in production.
 CS_WEBHOOK_ALLOW_PRIVATE_TARGETS = env_bool("CS_WEBHOOK_ALLOW_PRIVATE_TARGETS", False)
 
+# --- Personal data (개인정보 보호법) ----------------------------------------------------------------
+# Access records (who viewed, listed, changed or exported a customer's data) are kept this many days: two years
+# by default, never less than one (privacy.policy). The retention sweep purges older ones through
+# privacy.services.access_records_purge and reads the period from privacy.services.access_log_retention_days.
+CS_ACCESS_LOG_RETENTION_DAYS = int(env("CS_ACCESS_LOG_RETENTION_DAYS", "730") or 730)
+
 # --- Redis / Celery -----------------------------------------------------------------------------
 # REDIS_URL unset = embedded mode: tasks run in-process after commit, locks fall back to the DB.
 REDIS_URL = env("REDIS_URL")
@@ -388,6 +397,7 @@ SPECTACULAR_SETTINGS = {
     # their regex.
     "PATH_CONVERTER_OVERRIDES": {
         "id": {"type": "integer", "minimum": 0, "maximum": 999_999_999_999},
+        "shop_key": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,19}$"},
         "ticket_number": {
             "type": "string",
             "pattern": "^T(?:[0-9]{5}|[1-9][0-9]{5,11})$",
@@ -435,6 +445,12 @@ OPENAI_BASE_URL = env("OPENAI_BASE_URL")
 CS_LLM_MODEL = env("CS_LLM_MODEL", "gpt-4o-mini")
 CS_LLM_FALLBACK_MODEL = env("CS_LLM_FALLBACK_MODEL", "gpt-4o")
 CS_LLM_TIMEOUT_S = env_float("CS_LLM_TIMEOUT_S", 30.0)
+# For the disclosure of what leaves for the model (manage.py privacy_disclosure, llm.disclosure): the country the
+# endpoint processes in (e.g. 미국), who runs it (e.g. OpenAI, L.L.C.), and how long it keeps requests. Unset reads
+# "알 수 없음" in the disclosure: find out and set them before publishing it.
+CS_LLM_ENDPOINT_COUNTRY = env("CS_LLM_ENDPOINT_COUNTRY", "")
+CS_LLM_ENDPOINT_OPERATOR = env("CS_LLM_ENDPOINT_OPERATOR", "")
+CS_LLM_ENDPOINT_RETENTION = env("CS_LLM_ENDPOINT_RETENTION", "")
 # "json_schema" (OpenAI, vLLM, Ollama) or "json_object" (servers that reject json_schema).
 CS_LLM_STRUCTURED_MODE = env("CS_LLM_STRUCTURED_MODE", "json_schema")
 

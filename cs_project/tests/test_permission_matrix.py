@@ -133,6 +133,10 @@ def test_ops_api_matrix(world):
         "POST take (me)": ("post", f"/api/ops/tickets/{take}/assign/", {"assignee": "me"}),
         "POST give (someone else)": ("post", f"/api/ops/tickets/{give}/assign/", {"assignee": "admin"}),
         "POST release (own)": ("post", f"/api/ops/tickets/{release}/assign/", {"assignee": None}),
+        "GET customer": ("get", "/api/ops/customers/C003/", None),
+        "GET order": ("get", "/api/ops/orders/HR20260721001/", None),
+        "GET draft": ("get", f"/api/ops/drafts/{d}/", None),
+        "POST customer export": ("post", "/api/ops/customers/C003/export/", {}),
         "GET staff schema": ("get", "/api/ops/schema/?format=json", None),
         "GET staff docs": ("get", "/api/ops/docs/", None),
         "GET public schema": ("get", "/api/schema/?format=json", None),
@@ -153,6 +157,12 @@ def test_ops_api_matrix(world):
         "POST give (someone else)": (401, 403, 403, 403, 403, 200, 200),
         # The operator releases their own ticket (the others then find nothing to release).
         "POST release (own)": (401, 403, 403, 403, 200, 200, 200),
+        # A customer's own data, each read recorded in the access log (privacy): whoever may view it.
+        "GET customer": (401, 403, 403, 200, 200, 200, 200),
+        "GET order": (401, 403, 403, 200, 200, 200, 200),
+        "GET draft": (401, 403, 403, 200, 200, 200, 200),
+        # An export without a reason is refused (400) for everyone allowed to export at all.
+        "POST customer export": (401, 403, 403, 400, 400, 400, 400),
         "GET staff schema": (401, 403, 200, 200, 200, 200, 200),
         "GET staff docs": (401, 403, 200, 200, 200, 200, 200),
         "GET public schema": (200, 200, 200, 200, 200, 200, 200),
@@ -175,7 +185,7 @@ def test_ops_api_matrix(world):
     # Every refusal of a signed-in user is the JSON error shape with a stable code.
     for (role, name), response in bodies.items():
         if response.status_code == 403 and endpoints[name][1].startswith(
-            ("/api/ops/tickets/", "/api/ops/drafts/", "/api/ops/actions/")
+            ("/api/ops/tickets/", "/api/ops/drafts/", "/api/ops/actions/", "/api/ops/customers/", "/api/ops/orders/")
         ):
             assert response.json()["code"] == "permission_denied" and response.json()["detail"], (role, name)
     # Nothing changed but the assignments, which ended where the last allowed request put them.
@@ -205,6 +215,10 @@ def test_ops_api_matrix(world):
         "/api/ops/tickets/{ticket_id}/assign/",
         "/api/ops/tickets/{ticket_id}/priority/",
         "/api/ops/tickets/{ticket_id}/presence/",
+        "/api/ops/customers/{customer_id}/",
+        "/api/ops/customers/{customer_id}/export/",
+        "/api/ops/orders/{order_id}/",
+        "/api/ops/drafts/{draft_id}/",
     } <= set(staff)
     assert "/api/auth/logout/" in public and "/api/chat/" in staff
 
