@@ -482,6 +482,7 @@
       if (cards) wrap.appendChild(cards);
     }
     if (message.id !== undefined && message.id !== null) wrap.setAttribute("data-message-id", message.id);
+    if (message.ticket_id) wrap.setAttribute("data-ticket-id", message.ticket_id);
     return wrap;
   }
 
