@@ -9,6 +9,7 @@ from django.shortcuts import render
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_GET
 
+from accounts.services import token_ttl
 from integration.models import Integration
 from integration.policy import frame_ancestors
 
@@ -128,7 +129,9 @@ def widget_frame(request, name: str):
     integration = Integration.objects.filter(name=name, active=True).first()
     if integration is None:
         raise Http404
-    response = render(request, "integration/widget_frame.html", {"integration": integration})
+    # The frame keeps the customer's token no longer than the token lives.
+    context = {"integration": integration, "token_ttl_s": int(token_ttl().total_seconds())}
+    response = render(request, "integration/widget_frame.html", context)
     response["Content-Security-Policy"] = f"frame-ancestors {frame_ancestors(integration.allowed_origins)}"
     response["Cache-Control"] = "no-store"
     return response

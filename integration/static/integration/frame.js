@@ -38,15 +38,40 @@
     },
   };
 
-  // --- 저장: 이 창 출처의 localStorage, 쇼핑몰·고객별 ------------------------------------------------
+  // --- 저장: 이 창 출처의 저장소, 쇼핑몰·고객별 ---------------------------------------------------------
+  // localStorage first. A browser that blocks a third-party frame's storage (Chromium headless, incognito,
+  // blocked third-party cookies) still keeps a partitioned cookie (CHIPS): one per shop site, scoped to this
+  // frame's path so the API never receives it, living as long as the token does.
   var storeKey = "csdesk.widget." + integration + "." + customerId;
+  var cookieName = "csdesk_w_" + customerId.replace(/[^A-Za-z0-9_-]/g, "");
+  var cookiePath = location.pathname;
+  var tokenTtlS = Number(root.getAttribute("data-token-ttl")) || 3600;
   var memory = {};
+  function readCookie() {
+    var parts = document.cookie ? document.cookie.split("; ") : [];
+    for (var i = 0; i < parts.length; i++) {
+      if (parts[i].indexOf(cookieName + "=") === 0) return decodeURIComponent(parts[i].slice(cookieName.length + 1));
+    }
+    return null;
+  }
   function loadSaved() {
     try {
-      return JSON.parse(window.localStorage.getItem(storeKey) || "{}") || {};
+      var stored = window.localStorage.getItem(storeKey);
+      if (stored) return JSON.parse(stored) || {};
     } catch (e) {
-      return memory;
+      /* blocked: the cookie below */
     }
+    try {
+      var cookie = readCookie();
+      if (cookie) return JSON.parse(cookie) || {};
+    } catch (e) {
+      /* unreadable: start afresh */
+    }
+    return memory;
+  }
+  function lifetimeS(saved) {
+    if (!saved.token || !saved.expires) return 0;
+    return Math.max(0, Math.round((saved.expires - Date.now()) / 1000));
   }
   function save(patch) {
     var saved = loadSaved();
@@ -54,11 +79,17 @@
       if (patch[key] === null) delete saved[key];
       else saved[key] = patch[key];
     });
+    memory = saved;
+    var text = JSON.stringify(saved);
     try {
-      window.localStorage.setItem(storeKey, JSON.stringify(saved));
+      window.localStorage.setItem(storeKey, text);
+      return;
     } catch (e) {
-      memory = saved;
+      /* blocked: the cookie below */
     }
+    document.cookie =
+      cookieName + "=" + encodeURIComponent(text) + "; Path=" + cookiePath + "; Max-Age=" + lifetimeS(saved) +
+      "; Secure; SameSite=None; Partitioned";
   }
 
   var ui = {};
@@ -105,6 +136,7 @@
     ticketId: null,
     threadSignature: null,
     open: false,
+    conversationShown: false,
     unread: 0,
   };
 
@@ -125,8 +157,9 @@
     if (data.source !== "cs-desk") return;
     if (data.type === "open") {
       state.open = true;
-      (state.view === "chat" && !ui.text.disabled ? ui.text : ui.close).focus();
-      readShownAnswers();
+      showConversation().then(function () {
+        (state.view === "chat" && !ui.text.disabled ? ui.text : ui.close).focus();
+      });
     } else if (data.type === "closed") {
       state.open = false;
     }
@@ -258,36 +291,28 @@
     return call("GET", path).then(function (data) {
       if (state.conversation !== id) return;
       var messages = data && Array.isArray(data.messages) ? data.messages : [];
-      var fresh = false;
       messages.forEach(function (m) {
         if (state.seen[D.messageKey(m)]) return;
         if (m.role === "operator" || m.role === "system") {
           append(D.renderMessage(m, cardOptions));
-          fresh = true;
         }
         remember(m);
       });
-      if (fresh) readShownAnswers();
     });
   }
 
-  // An answer read in the open widget's conversation is read: the ticket it belongs to is opened once (the
-  // same GET that the thread makes), so its unread count and the launcher's badge clear.
-  function readShownAnswers() {
-    if (!state.open || document.hidden || state.view !== "chat") return;
-    var pending = {};
-    Array.prototype.forEach.call(ui.log.querySelectorAll(".msg--operator[data-ticket-id]"), function (node) {
-      pending[node.getAttribute("data-ticket-id")] = true;
+  /*
+   * The conversation is fetched only while the widget is open: the server counts a person's answer as read
+   * once the conversation showing it is fetched, so a closed widget keeps the launcher's badge until opened.
+   */
+  function showConversation() {
+    if (!state.token) return Promise.resolve();
+    if (state.conversationShown) return syncConversation().catch(function () {});
+    return restoreConversation().then(function () {
+      state.conversationShown = true;
+      ui.text.disabled = false;
+      setBusy(false);
     });
-    var ids = Object.keys(pending).filter(function (id) {
-      return state.unreadTickets && state.unreadTickets[id];
-    });
-    if (!ids.length) return;
-    Promise.all(
-      ids.map(function (id) {
-        return call("GET", API.ticket(id)).catch(function () {});
-      })
-    ).then(loadTickets);
   }
 
   function sendMessage(text) {
@@ -344,11 +369,9 @@
       D.clear(ui.inboxList);
       ui.inboxStatus.textContent = tickets.length ? "" : "아직 문의가 없습니다. 대화에서 ‘상담원 연결’이라고 말씀하시면 접수됩니다.";
       var total = 0;
-      state.unreadTickets = {};
       tickets.forEach(function (t) {
         var unread = Number(t.unread) || 0;
         total += unread;
-        if (unread) state.unreadTickets[t.ticket_id] = true;
         ui.inboxList.appendChild(D.renderTicketItem(t, openTicket));
       });
       setUnread(total);
@@ -442,7 +465,8 @@
       return state.token;
     },
     onChange: function (body) {
-      var work = [syncConversation(), loadTickets()];
+      var work = [loadTickets()];
+      if (state.open && state.conversationShown) work.push(syncConversation());
       if (state.view === "thread" && state.ticketId) work.push(openTicket(state.ticketId));
       return Promise.all(work).then(function () {
         if (body && typeof body.unread === "number" && body.unread !== state.unread) setUnread(body.unread);
@@ -461,10 +485,9 @@
 
   function ready() {
     setStatus("ready", GREETING);
-    ui.text.disabled = false;
-    setBusy(false);
     tellParent({ type: "ready" });
     liveChanges.start();
+    if (state.open) showConversation();
   }
 
   function signedOut() {
@@ -494,7 +517,7 @@
         if (response.status !== 200 || !body.token) throw new Error("refused");
         state.token = body.token;
         // A new customer on this browser starts their own conversation; the token is theirs alone.
-        save({ token: body.token });
+        save({ token: body.token, expires: Date.now() + tokenTtlS * 1000 });
       });
     });
   }
@@ -513,7 +536,6 @@
         })
       : exchange().then(loadTickets);
     signedIn
-      .then(restoreConversation)
       .then(ready)
       .catch(function () {
         if (!state.token) {

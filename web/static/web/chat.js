@@ -409,7 +409,7 @@
           return data;
         });
       },
-      "ticket-rating"
+      "ticket-rating-form"
     );
     if (rating) ui.ticketRating.appendChild(rating);
     show(ui.ticketRating, Boolean(rating));
@@ -845,7 +845,8 @@
     ui.inboxButton.addEventListener("click", function () {
       var heading = document.getElementById("requests-heading");
       heading.scrollIntoView({ block: "start" });
-      var first = ui.requestsList.querySelector(".item--unread") || ui.requestsList.querySelector(".item--ticket");
+      var first =
+        ui.requestsList.querySelector(".item--unread .item__open") || ui.requestsList.querySelector(".item--ticket .item__open");
       if (first) first.focus();
     });
     ui.ticketClose.addEventListener("click", closeTicket);

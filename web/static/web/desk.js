@@ -546,15 +546,13 @@
   }
 
   // --- 문의 ------------------------------------------------------------------------------------
-  /* A row of 내 문의: opens the thread. */
+  /* A row of 내 문의: a list item whose title is the button that opens the thread (the row takes clicks too). */
   function renderTicketItem(t, onOpen) {
     var unread = Number(t.unread) || 0;
     var li = el("li", "item item--ticket" + (unread ? " item--unread" : ""));
-    li.tabIndex = 0;
-    li.setAttribute("role", "button");
     li.setAttribute("data-ticket-id", t.ticket_id);
-    li.setAttribute("aria-label", "문의 " + formatNumber("T", t.ticket_id) + " 열기" + (unread ? ", 새 답변 " + unread + "건" : ""));
-    onActivate(li, function () {
+    li.addEventListener("click", function (event) {
+      if (event.target.closest && event.target.closest("button")) return;
       onOpen(t.ticket_id);
     });
     var head = el("div", "item__head");
@@ -564,7 +562,12 @@
     badges.appendChild(badge(t.status, t.status_display));
     head.appendChild(badges);
     li.appendChild(head);
-    li.appendChild(el("p", "item__title", "상담원 티켓 · " + (t.category_display || t.category || "기타")));
+    var open = el("button", "item__title item__open", "상담원 티켓 · " + (t.category_display || t.category || "기타"));
+    open.type = "button";
+    open.addEventListener("click", function () {
+      onOpen(t.ticket_id);
+    });
+    li.appendChild(open);
     if (t.subject) li.appendChild(el("p", "item__meta", t.subject));
     if (t.created_at) li.appendChild(el("p", "item__sub", formatDateTime(t.created_at)));
     return li;
@@ -643,7 +646,7 @@
     var comment = el("textarea", "composer__input rating__comment");
     comment.id = prefix + "-comment";
     comment.rows = 2;
-    comment.maxLength = 1000;
+    comment.maxLength = 500;
     form.appendChild(commentLabel);
     form.appendChild(comment);
     var error = el("p", "notice notice--error rating__error");
