@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
-from actions import policy
+from actions import hooks, policy
 from actions.errors import AlreadyDecided, NotApprovable, Refused, ResultInvalid
 from actions.execution import ShopExecutor, order_executor
 from actions.models import ActionEvent, ActionRecord, ReasonCategory
@@ -308,6 +308,8 @@ def action_decide(*, number: str | int, approve: bool, actor: AbstractBaseUser, 
             to_status=record.status,
             note=" · ".join(p for p in (event_note, record.decision_note) if p),
         )
+        for hook in hooks.outcome_hooks():
+            hook(record=record, actor=who)
     log.info("action.decided action_id=%s status=%s actor_id=%s", record.number, record.status, actor.pk)
     return record
 
@@ -400,5 +402,7 @@ def action_result_record(
             to_status=record.status,
             note=" · ".join(p for p in (note, _clean_text(message)) if p),
         )
+        for hook in hooks.outcome_hooks():
+            hook(record=record, actor=actor)
     log.info("action.result action_id=%s status=%s", record.number, record.status)
     return record, True

@@ -4,10 +4,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from chat.models import ChatMessage
+from chat.policy import author_line
 from chat.selectors import CONVERSATION_LIST_LIMIT, conversation_list, first_line
-from chat.services import MESSAGE_MAX_CHARS, chat_turn, conversation_get
+from chat.services import MESSAGE_MAX_CHARS, chat_turn, conversation_get, conversation_replies_seen
 from common.apis import ChatThrottle, CustomerThrottle, IsCustomer
 from common.fields import StrictCharField
+from common.numbering import format_number
 
 
 class ToolResultSerializer(serializers.Serializer):
@@ -97,24 +99,62 @@ class ConversationDetailApi(APIView):
     permission_classes = [IsCustomer]
     throttle_classes = [CustomerThrottle]
 
+    class QuerySerializer(serializers.Serializer):
+        # A query string is text: "12" is the integer 12 here; the bound keeps a huge number a 400, not a 500.
+        after = serializers.IntegerField(
+            required=False,
+            min_value=0,
+            max_value=2**62,
+            help_text="이 메시지 ID보다 뒤의 메시지만 (화면에 이어 붙일 때)",
+        )
+
     @extend_schema_serializer(component_name="ConversationOutput")
     class OutputSerializer(serializers.Serializer):
         @extend_schema_serializer(component_name="ConversationMessage")
         class MessageSerializer(serializers.ModelSerializer):
+            role = serializers.ChoiceField(
+                choices=ChatMessage.Role.choices,
+                help_text="customer 고객 · assistant AI 상담 · operator 상담원 답변 · system 처리 결과 안내",
+            )
+            author = serializers.SerializerMethodField(
+                help_text='화면에 보일 작성자: "상담원 김상담" 또는 "상담원", "AI 상담", "안내", 고객은 ""'
+            )
+            ticket_id = serializers.SerializerMethodField(help_text="관련 문의 번호(T00001) 또는 null")
+
             class Meta:
                 model = ChatMessage
-                fields = ("role", "content", "tool_results", "created_at")
+                fields = ("id", "role", "author", "content", "tool_results", "created_at", "ticket_id")
+
+            def get_author(self, message) -> str:
+                return author_line(message.role, message.author_name)
+
+            def get_ticket_id(self, message) -> str | None:
+                return format_number("T", message.ticket_id) if message.ticket_id else None
 
         conversation_id = serializers.UUIDField(source="pk")
         created_at = serializers.DateTimeField()
         messages = MessageSerializer(many=True)
 
-    @extend_schema(responses={200: OutputSerializer}, summary="대화 내용 (본인 대화만)")
+    @extend_schema(
+        parameters=[QuerySerializer],
+        responses={200: OutputSerializer},
+        summary="대화 내용 (본인 대화만; 보여 준 상담원 답변은 읽음 처리)",
+        description=(
+            "상담원 답변(`operator`)과 요청 처리 결과 안내(`system`)도 이 대화에 이어 붙는다. `?after=<id>`면 그보다 "
+            "뒤의 메시지만 준다. 보여 준 상담원 답변의 문의는 읽음으로 처리되어 `unread`가 줄어든다."
+        ),
+    )
     def get(self, request, conversation_id):
+        query = self.QuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
         conversation = conversation_get(customer=request.customer, conversation_id=conversation_id)
-        conversation.messages_list = list(conversation.messages.all())
+        messages = conversation.messages.order_by("id")
+        if query.validated_data.get("after") is not None:
+            messages = messages.filter(pk__gt=query.validated_data["after"])
+        shown = list(messages)
+        conversation_replies_seen(customer=request.customer, messages=shown)
         return Response(
             self.OutputSerializer(
-                {"pk": conversation.pk, "created_at": conversation.created_at, "messages": conversation.messages_list}
+                {"pk": conversation.pk, "created_at": conversation.created_at, "messages": shown}
             ).data
         )

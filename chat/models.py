@@ -25,6 +25,10 @@ class ChatMessage(models.Model):
     class Role(models.TextChoices):
         CUSTOMER = "customer", "고객"
         ASSISTANT = "assistant", "에이전트"
+        # An operator's answer on the ticket this conversation handed over (appended by the reply's transaction).
+        OPERATOR = "operator", "상담원"
+        # A line built by code: the outcome of a request made in this conversation (승인, 반려, 환불완료, 처리실패).
+        SYSTEM = "system", "안내"
 
     class Outcome(models.TextChoices):
         OK = "OK", "정상"
@@ -41,14 +45,24 @@ class ChatMessage(models.Model):
     outcome = models.CharField("결과", max_length=16, choices=Outcome.choices, blank=True, default="")
     model = models.CharField("사용 모델", max_length=100, blank=True, default="")
     ticket = models.ForeignKey(
-        "tickets.Ticket", on_delete=models.SET_NULL, null=True, blank=True, related_name="+", verbose_name="장애 티켓"
+        "tickets.Ticket", on_delete=models.SET_NULL, null=True, blank=True, related_name="+", verbose_name="관련 티켓"
     )
+    # An operator line: the operator's display name when they set one (never the login), else "".
+    author_name = models.CharField("작성자 이름", max_length=150, blank=True, default="")
+    # What an appended line stands for ("ticket_message:<id>", "action:<id>:<status>"): at most one line each,
+    # so a hook that runs twice for the same change adds nothing. "" for the agent's own turns.
+    origin = models.CharField("출처", max_length=64, blank=True, default="")
     created_at = models.DateTimeField("일시", auto_now_add=True)
 
     class Meta:
         verbose_name = "채팅 메시지"
         verbose_name_plural = "채팅 메시지"
         ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["origin"], condition=~models.Q(origin=""), name="chatmessage_one_per_origin"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.get_role_display()}: {self.content[:30]}"

@@ -50,3 +50,36 @@ def tool_reason_stored(reason: str, *, order_id: object, own_orders: Iterable[st
     masked = redact(reason)
     kept = _ORDER_ID_IN_TEXT.sub(lambda m: m.group(0) if m.group(0).upper() in own else ORDER_NUMBER, masked)
     return kept[:REASON_MAX_LEN]
+
+
+# --- lines the conversation shows besides the agent's turns -------------------------------------------------
+AUTHOR_OPERATOR = "상담원"
+AUTHOR_ASSISTANT = "AI 상담"
+AUTHOR_SYSTEM = "안내"
+
+
+def author_line(role: str, author_name: str = "") -> str:
+    """Who a message is from, as the chat page shows it: "상담원 김상담" (or "상담원"), "AI 상담", "안내", and
+    nothing for the customer's own words."""
+    if role == "operator":
+        return f"{AUTHOR_OPERATOR} {author_name}".strip()
+    return {"assistant": AUTHOR_ASSISTANT, "system": AUTHOR_SYSTEM}.get(role, "")
+
+
+def outcome_line(*, number: str, kind: str, status: str, product: str, amount: str, shop_name: str = "") -> str | None:
+    """The system line for a money request's outcome, from the record alone (never the model's words): what was
+    decided and what happens next. `kind` REFUND/CANCEL, `status` the record's new status, `amount` already
+    formatted ("38,000원"). None for a status that is not an outcome the customer is told of."""
+    request = "주문 취소 요청" if kind == "CANCEL" else "환불 요청"
+    head = f"{request} {number}({product})"
+    money = "주문이 취소되고" if kind == "CANCEL" else "반품이 확인되어"
+    lines = {
+        # The desk's own shop settles at once on approval (the order is returned or cancelled, the amount set).
+        "APPROVED": f"{head}이 승인되었습니다. {money} {amount}이 환불 처리되었습니다.",
+        # A connected shop moves the money and reports back: approved, not refunded yet.
+        "EXECUTING": f"{head}이 승인되었습니다. 쇼핑몰에서 {amount} 환불을 진행하며, 끝나면 이 대화로 알려 드립니다.",
+        "REJECTED": f"{head}이 반려되었습니다. 자세한 안내가 필요하시면 상담원 연결을 요청해 주세요.",
+        "DONE": f"{head}의 환불이 완료되었습니다. 환불 금액: {amount}.",
+        "FAILED": f"{head}의 환불 처리에 실패했습니다. 상담원이 확인한 뒤 다시 안내해 드리겠습니다.",
+    }
+    return lines.get(status)

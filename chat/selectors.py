@@ -32,7 +32,12 @@ def first_line(text: str | None) -> str:
 TRANSCRIPT_MESSAGES = 30
 TRANSCRIPT_LINE_MAX = 600
 TRANSCRIPT_MAX = 3500
-ROLE_NAMES = {ChatMessage.Role.CUSTOMER: "고객", ChatMessage.Role.ASSISTANT: "AI 상담원"}
+ROLE_NAMES = {
+    ChatMessage.Role.CUSTOMER: "고객",
+    ChatMessage.Role.ASSISTANT: "AI 상담원",
+    ChatMessage.Role.OPERATOR: "상담원",
+    ChatMessage.Role.SYSTEM: "안내",
+}
 
 
 def conversation_transcript(*, conversation_id) -> str:

@@ -10,26 +10,35 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from actions.claims import Claim
+from actions.models import ActionRecord
 from actions.selectors import money_claims_unsupported
 from chat import policy, prompts
 from chat.agent import AgentOutcome, run_agent
 from chat.models import ChatMessage, Conversation, ToolCall
 from chat.selectors import conversation_transcript
 from chat.tools import make_action_tools
+from common.actors import Actor
 from common.budget import model_budget_charge
 from common.business_hours import after_hours_notice, business_calendar
 from common.clock import now
+from common.display import won
 from common.errors import DomainError, NotFound, RateLimited
 from common.outage import OUTAGE_ERRORS
 from llm.errors import LLMError
 from orders.models import Customer, Order
-from tickets.models import Ticket
-from tickets.services import BODY_MAX, ticket_handoff_get_or_create, ticket_message_add
+from tickets.models import Ticket, TicketMessage
+from tickets.services import (
+    BODY_MAX,
+    ticket_handoff_get_or_create,
+    ticket_message_add,
+    tickets_seen_by_customer,
+)
 
 log = logging.getLogger(__name__)
 
 MESSAGE_MAX_CHARS = BODY_MAX  # one limit for what a person writes: a chat message can become a ticket's
 HISTORY_TURNS = 20
+AGENT_ROLES = (ChatMessage.Role.CUSTOMER, ChatMessage.Role.ASSISTANT)
 RESULT_KEYS = ("tool", "ok", "action_id", "ticket_id", "status", "status_code", "reason", "needs_clarification")
 
 
@@ -94,7 +103,13 @@ def chat_turn(*, customer: Customer, text: object, conversation_id: uuid.UUID | 
             conversation = conversation_get(customer=customer, conversation_id=conversation_id)
         else:
             conversation = Conversation.objects.create(customer=customer)
-        earlier = list(conversation.messages.order_by("-id").values_list("role", "content")[: HISTORY_TURNS * 2])[::-1]
+        # The model reads the customer's dialogue with the agent only: an operator's answer or a system line is
+        # not the agent's own word (and a "승인" line must not read as a promise the agent made).
+        earlier = list(
+            conversation.messages.filter(role__in=AGENT_ROLES)
+            .order_by("-id")
+            .values_list("role", "content")[: HISTORY_TURNS * 2]
+        )[::-1]
         customer_message = ChatMessage.objects.create(
             conversation=conversation, role=ChatMessage.Role.CUSTOMER, content=text
         )
@@ -287,3 +302,93 @@ def _model_failed(
         exc.error_class,
     )
     return TurnResult(conversation, customer_message, reply)
+
+
+# --- what reaches the conversation from the desk ----------------------------------------------------------------
+def _line_append(*, conversation_id, origin: str, **fields) -> ChatMessage | None:
+    """Append one line to the conversation, once per origin (a hook run twice adds nothing), and move the
+    conversation up the customer's list. Runs inside the caller's transaction."""
+    existing = ChatMessage.objects.filter(origin=origin).first()
+    if existing is not None:
+        return existing
+    message = ChatMessage.objects.create(conversation_id=conversation_id, origin=origin, **fields)
+    Conversation.objects.filter(pk=conversation_id).update(updated_at=now())
+    return message
+
+
+def chat_operator_reply_append(*, ticket: Ticket, message: TicketMessage, actor) -> ChatMessage | None:
+    """The tickets reply-stored hook: an operator's answer on a ticket a conversation handed over is appended to
+    that conversation, in the answer's transaction (the reply box, the staff API and an applied draft alike).
+    The author is the operator's display name when they set one, never their login."""
+    if ticket.chat_conversation_id is None:
+        return None
+    name = f"{actor.last_name}{actor.first_name}".strip() if actor is not None else ""
+    line = _line_append(
+        conversation_id=ticket.chat_conversation_id,
+        origin=f"ticket_message:{message.pk}",
+        role=ChatMessage.Role.OPERATOR,
+        content=message.body,
+        ticket=ticket,
+        author_name=name[:150],
+    )
+    log.info("chat.operator_reply conversation_id=%s ticket_id=%s", ticket.chat_conversation_id, ticket.number)
+    return line
+
+
+def request_conversation_id(*, record: ActionRecord):
+    """The conversation whose agent made the request (its first successful tool call that returned the
+    record's number), or None for a request made elsewhere (staff, a command)."""
+    return (
+        ToolCall.objects.filter(
+            action_number=record.number, ok=True, message__conversation__customer_id=record.customer_id
+        )
+        .order_by("id")
+        .values_list("message__conversation_id", flat=True)
+        .first()
+    )
+
+
+def chat_action_outcome_append(*, record: ActionRecord, actor: Actor) -> ChatMessage | None:
+    """The actions outcome hook: 승인 / 반려 / 환불완료 / 처리실패 of a money request appear in the conversation
+    that made it, as a line built from the record, in the decision's transaction."""
+    if record.kind not in ActionRecord.MONEY_KINDS:
+        return None
+    conversation_id = request_conversation_id(record=record)
+    if conversation_id is None:
+        return None
+    order = Order.objects.select_related("product").get(pk=record.order_id)
+    text = policy.outcome_line(
+        number=record.number,
+        kind=record.kind,
+        status=record.status,
+        product=order.product.name,
+        amount=won(record.refund_amount if record.refund_amount is not None else order.amount),
+    )
+    if text is None:
+        return None
+    line = _line_append(
+        conversation_id=conversation_id,
+        origin=f"action:{record.pk}:{record.status}",
+        role=ChatMessage.Role.SYSTEM,
+        content=text,
+        tool_results=[
+            {
+                "tool": "request_refund",
+                "ok": True,
+                "action_id": record.number,
+                "status": record.status,
+                "status_display": record.status_label,
+            }
+        ],
+    )
+    log.info(
+        "chat.action_outcome conversation_id=%s action_id=%s status=%s", conversation_id, record.number, record.status
+    )
+    return line
+
+
+def conversation_replies_seen(*, customer: Customer, messages: list[ChatMessage]) -> int:
+    """The customer read these lines (GET /api/chat/{id}/): the tickets whose operator answers were among them
+    count as opened, so their unread badge clears as it does when the ticket thread is opened."""
+    ticket_ids = {m.ticket_id for m in messages if m.role == ChatMessage.Role.OPERATOR and m.ticket_id}
+    return tickets_seen_by_customer(customer=customer, ticket_ids=ticket_ids) if ticket_ids else 0

@@ -39,6 +39,8 @@ PAYLOAD_KEY_LABELS = {
     "assignee": "담당자",
     "by_assignee": "담당자가 답변",
     "days": "고객 응답 없이 지난 일수",
+    "score": "고객 평가 점수",
+    "low": "낮은 평가(2점 이하)",
 }
 # Values that read the same wherever they appear.
 SHARED_VALUE_LABELS = {

@@ -20,6 +20,7 @@ ACTION_REFUND_APPROVED = "action.refund_approved"
 ACTION_CANCEL_APPROVED = "action.cancel_approved"
 ACTION_REJECTED = "action.rejected"
 TICKET_CREATED = "ticket.created"
+TICKET_REPLIED = "ticket.replied"
 EVENT_TYPES = (
     ACTION_ADDRESS_CHANGED,
     ACTION_EXCHANGE_ACCEPTED,
@@ -27,6 +28,7 @@ EVENT_TYPES = (
     ACTION_CANCEL_APPROVED,
     ACTION_REJECTED,
     TICKET_CREATED,
+    TICKET_REPLIED,
 )
 # What an operator reads for each (the codes stay the contract with the shop).
 EVENT_TYPE_LABELS = {
@@ -36,6 +38,7 @@ EVENT_TYPE_LABELS = {
     ACTION_CANCEL_APPROVED: "주문 취소 승인",
     ACTION_REJECTED: "요청 반려",
     TICKET_CREATED: "문의 접수",
+    TICKET_REPLIED: "상담원 답변",
 }
 
 

@@ -11,7 +11,7 @@ from common import converters
 from cs_project.apis import RequestListApi
 from cs_project.live import LiveChangesApi
 from drafts.apis import OpsDraftApplyApi, OpsDraftRejectApi
-from orders.apis import OrderListApi, ProductDetailApi
+from orders.apis import CustomerNoticesApi, OrderListApi, ProductDetailApi
 from orders.models import PRODUCT_ID_PATTERN
 from tickets.apis import (
     OpsTicketAssignApi,
@@ -23,6 +23,7 @@ from tickets.apis import (
     TicketDetailApi,
     TicketListCreateApi,
     TicketMessageCreateApi,
+    TicketRatingApi,
 )
 
 converters.register(product_pattern=PRODUCT_ID_PATTERN)
@@ -50,6 +51,8 @@ urlpatterns = [
     path("tickets/", TicketListCreateApi.as_view(), name="api-tickets"),
     path("tickets/<ticket_number:ticket_id>/", TicketDetailApi.as_view(), name="api-ticket-detail"),
     path("tickets/<ticket_number:ticket_id>/messages/", TicketMessageCreateApi.as_view(), name="api-ticket-messages"),
+    path("tickets/<ticket_number:ticket_id>/rating/", TicketRatingApi.as_view(), name="api-ticket-rating"),
+    path("me/notices/", CustomerNoticesApi.as_view(), name="api-me-notices"),
     # Staff only, and each view names the Django permissions it needs (common.apis.IsStaff); services check again.
     # Documented in the staff schema (/api/ops/schema/), not the public one.
     path("ops/tickets/", OpsTicketListApi.as_view(), name="api-ops-tickets"),

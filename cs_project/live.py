@@ -23,6 +23,7 @@ from collections.abc import Hashable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified, JsonResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils.crypto import salted_hmac
 from django.utils.http import parse_etags
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
@@ -39,6 +40,7 @@ from common.live import (
     live_topics,
     live_view_cursor,
 )
+from tickets.selectors import customer_unread_count
 
 
 class _Memo:
@@ -121,8 +123,9 @@ def live_staff_changes_view(request: HttpRequest) -> HttpResponse:
 
 
 class LiveChangesApi(APIView):
-    """A customer's own change cursor: it moves when one of their tickets or requests changes, never for
-    anyone else's."""
+    """A customer's own change cursor: it moves when one of their tickets or requests changes (an operator's
+    answer or a request's outcome appended to their conversation among them: both are written with the audit row
+    the cursor reads), or when their unread count does, never for anyone else's."""
 
     permission_classes = [IsCustomer]
     throttle_classes = [CustomerThrottle]
@@ -131,17 +134,28 @@ class LiveChangesApi(APIView):
         summary="내 문의·요청 변경 확인",
         description=(
             "열어 둔 화면이 몇 초마다 묻는다: `If-None-Match`에 마지막 `ETag`를 보내면 "
-            "바뀐 것이 없을 때 304(본문 없음), 내 티켓이나 요청이 바뀌었으면 200과 새 `cursor`. "
+            "바뀐 것이 없을 때 304(본문 없음), 내 티켓이나 요청이 바뀌었으면(상담원 답변, 승인·반려·환불완료·처리실패 "
+            "안내 포함) 200과 새 `cursor`, 그리고 아직 읽지 않은 상담원 답변 수 `unread`. "
             "다른 고객의 변경으로는 바뀌지 않는다."
         ),
         responses={
-            200: inline_serializer("LiveCursor", {"cursor": serializers.CharField()}),
+            200: inline_serializer(
+                "LiveCursor",
+                {
+                    "cursor": serializers.CharField(),
+                    "unread": serializers.IntegerField(help_text="읽지 않은 상담원 답변 수(모든 문의 합계)"),
+                },
+            ),
             304: OpenApiResponse(description="바뀐 것 없음(If-None-Match와 같은 ETag)"),
         },
     )
     def get(self, request):
-        cursor = live_customer_cursor(customer_id=request.customer.pk)
+        unread = customer_unread_count(customer_id=request.customer.pk)
+        # Reading an answer changes no audit row, only the count: the token covers both, so the badge follows.
+        cursor = salted_hmac(
+            "cs_project.live", f"{live_customer_cursor(customer_id=request.customer.pk)}:{unread}"
+        ).hexdigest()[:20]
         etag = f'"{cursor}"'
         if _not_modified(request, etag):
             return _private(Response(status=304), etag, "Authorization")
-        return _private(Response({"cursor": cursor}), etag, "Authorization")
+        return _private(Response({"cursor": cursor, "unread": unread}), etag, "Authorization")

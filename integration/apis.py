@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from common.actors import Actor
 from common.apis import FieldConflict
+from common.events import EVENT_TYPE_LABELS
 from common.fields import AmountField, StrictBooleanField, StrictCharField, StrictIntegerField, StrictRegexField
 from common.numbering import number_pattern
 from integration import services
@@ -118,6 +119,14 @@ class EventDataSerializer(serializers.Serializer):
     category = serializers.CharField(required=False)
     subject = serializers.CharField(required=False)
     source = serializers.CharField(required=False)
+    excerpt = serializers.CharField(
+        required=False, help_text="ticket.replied: 상담원 답변의 앞부분(개인정보 가림, 120자 이내)"
+    )
+    thread_url = serializers.URLField(required=False, help_text="ticket.replied: 고객이 답변을 읽는 주소")
+    notify = serializers.BooleanField(
+        required=False,
+        help_text="ticket.replied: 고객이 답변 알림을 켜 두었는지 (false면 고객이 알림을 끈 것: 알리지 마세요)",
+    )
 
 
 class EventListApi(_IntegrationApi):
@@ -141,6 +150,13 @@ class EventListApi(_IntegrationApi):
         ],
         responses={200: inline_serializer("IntegrationEventPage", {"events": OutputSerializer(many=True)})},
         summary="이벤트 목록(웹훅 없는 연동용)",
+        description=(
+            "웹훅으로 보내는 것과 같은 이벤트를 오래된 것부터. 종류(`type`)와 `data`: "
+            + " · ".join(f"`{code}` {label}" for code, label in EVENT_TYPE_LABELS.items())
+            + ". `ticket.replied`(상담원이 답변함: ticket_id, customer_id, order_id, excerpt, thread_url, "
+            "notify)를 받으면 쇼핑몰이 자기 방식(앱 푸시, 알림톡 …)으로 고객에게 알릴 수 있다. "
+            "`notify: false`면 고객이 알림을 끈 것이다."
+        ),
     )
     def get(self, request):
         try:

@@ -18,11 +18,13 @@ class IntegrationConfig(AppConfig):
             SHOP_PAUSED_MESSAGE,
             TOKEN_ISSUER,
             WEBHOOK_TOPIC,
+            customer_shop_notifies,
             integration_vouches,
             order_executor,
             shop_event_route,
         )
         from integration.tasks import webhook_deliver_handler
+        from tickets.hooks import shop_notifies_register
 
         outbox_register(SHOP_EVENT_TOPIC, shop_event_route)
         outbox_register(
@@ -36,3 +38,5 @@ class IntegrationConfig(AppConfig):
         token_issuer_register(
             TOKEN_ISSUER, check=integration_vouches, code=SHOP_PAUSED_CODE, message=SHOP_PAUSED_MESSAGE
         )
+        # A shop's own customer hears of an answer from the shop (ticket.replied), not from the desk's e-mail.
+        shop_notifies_register(customer_shop_notifies)

@@ -641,6 +641,12 @@ def _customer_owner(customer_id: str | None) -> Integration | None:
     return record.integration if record else None
 
 
+def customer_shop_notifies(customer_id: str) -> bool:
+    """The tickets hook: a customer a connected shop sent is told of an answer by that shop (it gets
+    `ticket.replied`), so the desk does not e-mail them as well."""
+    return SyncRecord.objects.filter(kind="customer", external_id=customer_id).exists()
+
+
 def shop_event_route(message: OutboxMessage) -> str:
     """The outbox handler for `shop.event`: the event goes to the integration that owns the order (or the
     customer); it becomes a ShopEvent (the feed) and, with a webhook URL, a delivery. Events about the

@@ -464,6 +464,7 @@ def _day_active(day: dict[str, Any]) -> bool:
         or day["chat"]["escalations"]
         or day["tickets"]["created"]
         or day["refund_deadlines"]["approved"]
+        or day["csat"]["rated"]
     )
 
 
@@ -481,6 +482,8 @@ def dashboard_tables(metrics: dict[str, Any]) -> dict[str, Any]:
             "tools": not chat["by_tool"],
             "refusals": not chat["refusal_reasons"],
             "chat": not (chat["turns"] or chat["escalations"]),
+            "csat": not overall["csat"]["rated"],
+            "low_csat": not metrics.get("low_csat"),
         },
         "empty_line": {
             "rejection": empty_line("초안 결정"),
@@ -489,5 +492,7 @@ def dashboard_tables(metrics: dict[str, Any]) -> dict[str, Any]:
             "refusals": empty_line("거절 사유"),
             "chat": empty_line("채팅 응답·상담 이관"),
             "days": empty_line("일별 활동"),
+            "csat": empty_line("고객 평가"),
+            "low_csat": empty_line("낮은 평가(2점 이하)"),
         },
     }

@@ -13,9 +13,10 @@ says when the thing happened:
 | chat         | `created_at`                    | ToolCall, assistant ChatMessage, AGENT/CHAT_FAILURE Ticket |
 | tickets      | `Ticket.created_at`             | tickets with SLA clocks: business-hours first reply, SLA |
 | refund_deadlines | `decided_at`                | approved refunds/cancels against the statutory deadline   |
+| csat         | `TicketRating.created_at`       | the customers' 1–5 ratings, overall and per ticket category |
 
 `now` is a snapshot that ignores the date filter (the approval queue, open dead letters and the refunds still
-owed as they are). The number of queries is fixed (16): counts are aggregated in the database; only the
+owed as they are). The number of queries is fixed (17): counts are aggregated in the database; only the
 timestamps needed for percentiles and deadlines are fetched.
 """
 
@@ -37,10 +38,12 @@ from chat.models import ChatMessage, ToolCall
 from chat.tools import tool_error_label, tool_label
 from common.business_hours import BusinessCalendar, business_calendar, business_seconds_between
 from common.clock import SEOUL, now, today
+from common.numbering import format_number
 from drafts.models import DeadLetter, Draft, StageState
 from metrics import stats
 from metrics.policy import day_bounds, local_day, report_days
-from tickets.models import Ticket
+from tickets.models import Ticket, TicketRating
+from tickets.policy import CSAT_LOW, CSAT_MAX, CSAT_MIN
 
 STAGES = Draft.STAGES
 LATENCIES = (("to_draft", "draft_at"), ("to_qa", "qa_at"), ("to_confidence", "confidence_at"))
@@ -83,6 +86,7 @@ class _Tally:
     first_response: list[float] = field(default_factory=list)  # business seconds to the first operator reply
     sla: Counter = field(default_factory=Counter)  # first_met, first_missed, resolution_met, resolution_missed
     deadlines: Counter = field(default_factory=Counter)  # approved, met, late, overdue, open
+    csat: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))  # category -> score -> n
 
 
 class _Tallies:
@@ -111,6 +115,7 @@ def metrics_compute(*, since: date | None, until: date | None) -> dict[str, Any]
     calendar = business_calendar()
     _tickets(tallies, start, end, calendar)
     _refund_deadlines(tallies, start, end, calendar)
+    _csat(tallies, start, end)
     days = report_days(since, until, tallies.days)
     return {
         "range": {
@@ -300,6 +305,41 @@ def _tickets(tallies: _Tallies, start: datetime | None, end: datetime | None, ca
                 tally.sla["resolution_met" if closed_at <= resolution_due else "resolution_missed"] += 1
 
 
+def _csat(tallies: _Tallies, start: datetime | None, end: datetime | None) -> None:
+    """The customers' ratings by the day they rated, per the ticket's category when rated."""
+    rows = _by_day(TicketRating.objects.all(), "created_at", start, end, "category", "score").annotate(n=Count("id"))
+    for row in rows:
+        for tally in tallies.both(row["day"]):
+            tally.csat[row["category"]][row["score"]] += row["n"]
+
+
+LOW_CSAT_LISTED = 50
+
+
+def csat_low_list(*, since: date | None, until: date | None) -> list[dict[str, Any]]:
+    """The low ratings (≤ CSAT_LOW) rated on the Asia/Seoul days `since`..`until`, newest first, at most
+    LOW_CSAT_LISTED: they reopen nothing by themselves, a person reads them (the dashboard's list, its JSON's
+    `low_csat`, and the admin's 고객 평가 list filtered 낮은 평가). One query."""
+    start, end = day_bounds(since, until, SEOUL)
+    low = _in_range(TicketRating.objects.filter(score__lte=CSAT_LOW), "created_at", start, end)
+    rows = low.order_by("-created_at", "-id").values(
+        "ticket_id", "score", "comment", "category", "created_at", "ticket__status"
+    )[:LOW_CSAT_LISTED]
+    return [
+        {
+            "ticket_id": format_number("T", row["ticket_id"]),
+            "ticket_pk": row["ticket_id"],
+            "score": row["score"],
+            "comment": row["comment"],
+            "category": row["category"],
+            "label": Ticket.Category(row["category"]).label,
+            "status": row["ticket__status"],
+            "rated_at": row["created_at"].astimezone(SEOUL).isoformat(),
+        }
+        for row in rows
+    ]
+
+
 def _approved_money() -> QuerySet[ActionRecord]:
     return with_settled_at(
         ActionRecord.objects.filter(
@@ -369,6 +409,38 @@ def _section(t: _Tally) -> dict[str, Any]:
         "chat": _chat_section(t),
         "tickets": _tickets_section(t),
         "refund_deadlines": _deadlines_section(t),
+        "csat": _csat_section(t),
+    }
+
+
+def _csat_numbers(scores: Counter) -> dict[str, Any]:
+    rated = sum(scores.values())
+    total = sum(score * n for score, n in scores.items())
+    low = sum(n for score, n in scores.items() if score <= CSAT_LOW)
+    return {
+        "rated": rated,
+        "average": stats.mean(total, rated),
+        # The usual CSAT figure: the share of 4s and 5s.
+        "satisfied_share": stats.rate(sum(n for score, n in scores.items() if score >= CSAT_MAX - 1), rated),
+        "low": low,
+        "by_score": {str(score): scores[score] for score in range(CSAT_MIN, CSAT_MAX + 1)},
+    }
+
+
+def _csat_section(t: _Tally) -> dict[str, Any]:
+    overall: Counter = Counter()
+    for scores in t.csat.values():
+        overall.update(scores)
+    return {
+        **_csat_numbers(overall),
+        "by_category": [
+            {
+                "category": category.value,
+                "label": category.label,
+                **_csat_numbers(t.csat.get(category.value, Counter())),
+            }
+            for category in Ticket.Category
+        ],
     }
 
 

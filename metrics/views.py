@@ -20,7 +20,7 @@ from metrics.charts import dashboard_panels, dashboard_tables
 from metrics.formatting import default_range_note, korean_day
 from metrics.forms import MetricsFilterForm
 from metrics.policy import DEFAULT_RANGE_DAYS, default_range
-from metrics.selectors import metrics_activity_span, metrics_compute
+from metrics.selectors import csat_low_list, metrics_activity_span, metrics_compute
 
 DASHBOARD_PERMISSION = "metrics.view_dashboard"  # metrics.models.Dashboard
 
@@ -64,6 +64,7 @@ def metrics_dashboard_view(request: HttpRequest) -> HttpResponse:
                 )
             )
     report = metrics_compute(since=since, until=until)
+    report["low_csat"] = csat_low_list(since=since, until=until)
     if as_json:
         return JsonResponse(report, json_dumps_params={"ensure_ascii": False})
     context["json_query"] = _query(since, until, format="json")

@@ -3,9 +3,13 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from common.actors import Actor
 from common.apis import CustomerThrottle, IsCustomer
 from common.errors import NotFound
+from common.fields import StrictBooleanField
+from common.redaction import mask_email
 from orders.models import Order, Product
+from orders.services import customer_notices_set
 
 
 class OrderListApi(APIView):
@@ -69,3 +73,40 @@ class ProductDetailApi(APIView):
         if product is None:
             raise NotFound("상품을 찾을 수 없습니다.")
         return Response(self.OutputSerializer(product).data)
+
+
+class CustomerNoticesApi(APIView):
+    """The customer's own answer-notice switch. Off: no e-mail when an operator answers, and the shop's
+    `ticket.replied` event says `notify: false` (the shop decides what that means for its own channels)."""
+
+    permission_classes = [IsCustomer]
+    throttle_classes = [CustomerThrottle]
+
+    @extend_schema_serializer(component_name="CustomerNotices")
+    class OutputSerializer(serializers.Serializer):
+        email_notices = serializers.BooleanField(help_text="상담원 답변을 메일로 알림")
+        email = serializers.CharField(allow_null=True, help_text="알림을 받을 주소(가림 처리), 없으면 null")
+
+    @extend_schema_serializer(component_name="CustomerNoticesInput")
+    class InputSerializer(serializers.Serializer):
+        email_notices = StrictBooleanField()
+
+    def _out(self, customer) -> dict:
+        return self.OutputSerializer(
+            {"email_notices": customer.email_notices, "email": mask_email(customer.email) if customer.email else None}
+        ).data
+
+    @extend_schema(responses={200: OutputSerializer}, summary="내 답변 알림 설정")
+    def get(self, request):
+        return Response(self._out(request.customer))
+
+    @extend_schema(request=InputSerializer, responses={200: OutputSerializer}, summary="답변 알림 켜기·끄기")
+    def put(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        customer = customer_notices_set(
+            customer=request.customer,
+            email_notices=data.validated_data["email_notices"],
+            actor=Actor("CUSTOMER", request.customer.pk, request.user),
+        )
+        return Response(self._out(customer))

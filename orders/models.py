@@ -22,6 +22,8 @@ class Customer(models.Model):
         blank=True,
         related_name="customer",
     )
+    # The customer's own choice: e-mail notices of an answer (and the `notify` flag of the shop's event).
+    email_notices = models.BooleanField("답변 알림 메일", default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

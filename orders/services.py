@@ -251,3 +251,16 @@ def order_return(*, order: Order, actor: Actor, reference: str = "") -> None:
         locked = _locked(order)
         _status_set(order, locked, Order.Status.RETURNED, actor=actor, reference=reference)
     log.info("order.returned order_id=%s actor=%s", order.pk, actor.type)
+
+
+def customer_notices_set(*, customer: Customer, email_notices: bool, actor: Actor) -> Customer:
+    """The customer's own switch for answer notices (the e-mail, and the `notify` flag of the shop's
+    `ticket.replied` event). Returns the customer as stored; setting what already is changes nothing."""
+    with transaction.atomic():
+        locked = Customer.objects.select_for_update().get(pk=customer.pk)
+        if locked.email_notices != email_notices:
+            locked.email_notices = email_notices
+            locked.save(update_fields=["email_notices"])
+            log.info("customer.notices customer_id=%s email_notices=%s actor=%s", locked.pk, email_notices, actor.type)
+    customer.email_notices = locked.email_notices
+    return locked

@@ -29,7 +29,8 @@ from common.numbering import parse_number
 from common.redaction import mask_email, mask_phone
 from orders.models import Order
 from tickets import policy
-from tickets.models import OperatorStatus, Tag, Ticket, TicketEvent, TicketMessage
+from tickets.models import OperatorStatus, Tag, Ticket, TicketEvent, TicketMessage, TicketRating
+from tickets.policy import CSAT_LOW
 from tickets.presence import presence_beat, presence_leave, presence_list
 from tickets.sections import (
     ANSWER,
@@ -511,3 +512,26 @@ class OperatorStatusAdmin(ReadOnlyAdmin):
         if not (str(object_id).isascii() and str(object_id).isdigit()) or int(object_id) > 2**63 - 1:
             return None
         return super().get_object(request, object_id, from_field)
+
+
+class LowScoreFilter(admin.SimpleListFilter):
+    title = "점수"
+    parameter_name = "low"
+
+    def lookups(self, request, model_admin):
+        return [("1", f"낮은 평가 ({CSAT_LOW}점 이하)")]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(score__lte=CSAT_LOW) if self.value() == "1" else queryset
+
+
+@admin.register(TicketRating)
+class TicketRatingAdmin(ReadOnlyAdmin):
+    """The customers' ratings (CSAT). A low score reopens nothing by itself: the team reads them here (filter
+    낮은 평가) and on the metrics dashboard, and follows up on the ticket."""
+
+    list_display = ("ticket", "score", "category", "comment", "created_at")
+    list_filter = (LowScoreFilter, "score", "category")
+    list_select_related = ("ticket",)
+    search_fields = ("comment",)
+    date_hierarchy = "created_at"

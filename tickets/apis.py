@@ -12,6 +12,7 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_field,
     extend_schema_serializer,
+    inline_serializer,
 )
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
@@ -19,6 +20,7 @@ from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from common.actors import Actor
 from common.apis import CustomerThrottle, IsCustomer, IsStaff, TicketMessageThrottle
 from common.budget import model_budget_charge
 from common.business_hours import after_hours_notice, business_calendar
@@ -27,7 +29,7 @@ from common.fields import StrictBooleanField, StrictCharField, StrictIntegerFiel
 from orders.selectors import customer_order_get
 from tickets.api_parts import ops_ticket_parts
 from tickets.models import Ticket, TicketMessage
-from tickets.policy import OVERRIDE_REASON_MAX, SLA_STATE_LABELS
+from tickets.policy import CSAT_COMMENT_MAX, CSAT_MAX, CSAT_MIN, OVERRIDE_REASON_MAX, SLA_STATE_LABELS, can_rate
 from tickets.presence import presence_beat, presence_leave, presence_list
 from tickets.selectors import (
     UNASSIGNED,
@@ -39,6 +41,7 @@ from tickets.selectors import (
     sla_snapshot,
     ticket_get,
     ticket_list,
+    ticket_rating_of,
     ticket_sla,
 )
 from tickets.services import (
@@ -49,6 +52,7 @@ from tickets.services import (
     ticket_create,
     ticket_message_add,
     ticket_priority_change,
+    ticket_rate,
     ticket_reply_send,
     ticket_seen_by_customer,
 )
@@ -65,6 +69,14 @@ class TicketOutputSerializer(serializers.ModelSerializer):
         default=0, read_only=True, help_text="고객이 마지막으로 연 뒤 온 상담원 답변 수 (목록에서만)"
     )
     chat_conversation_id = serializers.UUIDField(read_only=True, allow_null=True, help_text="이 문의를 연 채팅 대화")
+    conversation_id = serializers.UUIDField(
+        source="chat_conversation_id",
+        read_only=True,
+        allow_null=True,
+        help_text="이 문의를 연 채팅 대화(상담원 답변이 이 대화에도 이어 붙는다); chat_conversation_id와 같다",
+    )
+    rating = serializers.SerializerMethodField(help_text="고객 평가 {score, comment}, 아직 없으면 null")
+    can_rate = serializers.SerializerMethodField(help_text="지금 평가할 수 있는지: 답변완료·종료이고 아직 평가 전")
 
     class Meta:
         model = Ticket
@@ -77,9 +89,74 @@ class TicketOutputSerializer(serializers.ModelSerializer):
             "status_display",
             "unread",
             "chat_conversation_id",
+            "conversation_id",
+            "rating",
+            "can_rate",
             "created_at",
             "updated_at",
         )
+
+    @extend_schema_field(
+        inline_serializer(
+            "TicketRatingShown",
+            {"score": serializers.IntegerField(), "comment": serializers.CharField()},
+            allow_null=True,
+        )
+    )
+    def get_rating(self, ticket) -> dict | None:
+        rating = ticket_rating_of(ticket)
+        return {"score": rating.score, "comment": rating.comment} if rating is not None else None
+
+    def get_can_rate(self, ticket) -> bool:
+        return can_rate(status=ticket.status, rated=ticket_rating_of(ticket) is not None)
+
+
+class TicketRatingApi(APIView):
+    """The customer rates their answered or closed ticket (CSAT), once."""
+
+    permission_classes = [IsCustomer]
+    throttle_classes = [CustomerThrottle]
+
+    @extend_schema_serializer(component_name="TicketRatingInput")
+    class InputSerializer(serializers.Serializer):
+        score = StrictIntegerField(
+            min_value=CSAT_MIN,
+            max_value=CSAT_MAX,
+            help_text="1(매우 불만족)–5(매우 만족)",
+            error_messages={
+                "min_value": "점수는 1부터 5 사이의 정수여야 합니다.",
+                "max_value": "점수는 1부터 5 사이의 정수여야 합니다.",
+            },
+        )
+        comment = StrictCharField(
+            max_length=CSAT_COMMENT_MAX, required=False, allow_blank=True, default="", trim_whitespace=True
+        )
+
+    @extend_schema_serializer(component_name="TicketRating")
+    class OutputSerializer(serializers.Serializer):
+        score = serializers.IntegerField()
+        comment = serializers.CharField()
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: OutputSerializer,
+            400: OpenApiResponse(description="점수가 1–5 정수가 아님, 의견이 500자 초과"),
+            409: OpenApiResponse(description="already_rated(이미 평가함) · not_answered(아직 답변 전)"),
+        },
+        summary="문의 평가 (답변완료·종료된 내 문의, 한 번만)",
+    )
+    def post(self, request, ticket_id: str):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        ticket = customer_ticket_get(customer=request.customer, ticket_id=ticket_id)
+        rating = ticket_rate(
+            ticket=ticket,
+            score=data.validated_data["score"],
+            comment=data.validated_data["comment"],
+            actor=Actor("CUSTOMER", request.customer.pk, request.user),
+        )
+        return Response(self.OutputSerializer(rating).data, status=201)
 
 
 class TicketMessageSerializer(serializers.ModelSerializer):

@@ -12,6 +12,12 @@ integration app say who executes a refund:
 - **reply-sent hooks** `(*, ticket, message, actor) -> None`, called in the reply's transaction after the
   ticket row is locked and the reply stored: drafts rejects the live draft the operator answered past and
   notes it on the ticket. A hook that raises undoes the reply.
+- **reply-stored hooks**, same signature, called by `tickets.services.ticket_reply_add` for *every* operator
+  answer (the reply box, the staff API and an applied draft alike), in its transaction: chat appends the answer
+  to the conversation the ticket came from. A hook that raises undoes the answer.
+- **the shop's own notice** `(customer_id) -> bool`: whether a connected shop tells this customer about an
+  answer itself (it gets `ticket.replied`); the desk e-mails only the customers no shop speaks for. The
+  integration app registers it; with none registered every customer is the desk's own.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ class ReplySent(Protocol):
 
 
 _guard: ReplyGuard | None = None
+_shop_notifies: Callable[[str], bool] | None = None
 # Keyed by name so that registering again (a re-imported module) replaces instead of adding a second call.
 _reply_sent: dict[str, ReplySent] = {}
 
@@ -53,3 +60,24 @@ def reply_sent_register(name: str, hook: ReplySent) -> None:
 
 def reply_sent_hooks() -> list[Callable[..., None]]:
     return list(_reply_sent.values())
+
+
+_reply_stored: dict[str, ReplySent] = {}
+
+
+def reply_stored_register(name: str, hook: ReplySent) -> None:
+    _reply_stored[name] = hook
+
+
+def reply_stored_hooks() -> list[Callable[..., None]]:
+    return list(_reply_stored.values())
+
+
+def shop_notifies_register(fn: Callable[[str], bool] | None) -> None:
+    global _shop_notifies
+    _shop_notifies = fn
+
+
+def shop_notifies(customer_id: str) -> bool:
+    """Does a connected shop notify this customer itself (so the desk sends no e-mail)?"""
+    return _shop_notifies(customer_id) if _shop_notifies is not None else False

@@ -171,6 +171,7 @@ class TicketEvent(AuditEvent):
         ASSIGNED = "ASSIGNED", "담당자 변경"
         PRIORITY_CHANGED = "PRIORITY_CHANGED", "우선순위 변경"
         AUTO_CLOSED = "AUTO_CLOSED", "자동 종료"
+        RATED = "RATED", "고객 평가"
 
     ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="events", verbose_name="티켓")
     type = models.CharField("구분", max_length=16, choices=Type.choices)
@@ -182,6 +183,33 @@ class TicketEvent(AuditEvent):
 
     def __str__(self) -> str:
         return f"{self.ticket_id} {self.get_type_display()}"
+
+
+class TicketRating(models.Model):
+    """The customer's rating of an answered or closed ticket (CSAT, 1–5), once per ticket. A low score reopens
+    nothing by itself: the metrics dashboard and the admin list it for the team."""
+
+    ticket = models.OneToOneField(Ticket, on_delete=models.CASCADE, related_name="rating", verbose_name="티켓")
+    score = models.PositiveSmallIntegerField("점수")
+    comment = models.CharField("의견", max_length=500, blank=True, default="")
+    # The ticket's category and status when rated: the dashboard groups by what the customer was rating.
+    category = models.CharField("분류", max_length=20, choices=Ticket.Category.choices)
+    created_at = models.DateTimeField("평가일시", default=now, editable=False)
+
+    class Meta:
+        verbose_name = "고객 평가"
+        verbose_name_plural = "고객 평가"
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["created_at"], name="ticketrating_created"),
+            models.Index(fields=["score", "-created_at"], name="ticketrating_low"),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=Q(score__gte=1) & Q(score__lte=5), name="ticketrating_score_1_5"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ticket_id} {self.score}점"
 
 
 class OperatorStatus(models.Model):

@@ -172,3 +172,50 @@ def auto_close_due(*, status: str, answered_at: datetime | None, now: datetime, 
     return (
         status == "ANSWERED" and answered_at is not None and (now - answered_at).total_seconds() >= after_days * 86400
     )
+
+
+# --- telling the customer an answer came ----------------------------------------------------------------------
+REPLY_EXCERPT_MAX = 120  # the shop's `ticket.replied` excerpt: enough to say what the answer is about
+
+
+def reply_excerpt(text: str, *, limit: int = REPLY_EXCERPT_MAX) -> str:
+    """One line of the (already masked) answer: whitespace runs as one space, cut with an ellipsis."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def thread_url(base_url: str, ticket_number: str) -> str:
+    """Where the customer reads the thread: the chat page opens the ticket named in `?ticket=`."""
+    return f"{base_url.rstrip('/')}/?ticket={ticket_number}"
+
+
+def reply_notice_mail(*, name: str, ticket_number: str, url: str) -> tuple[str, str]:
+    """The reply e-mail's subject and body. Nothing personal but the name: not the answer itself (it may quote an
+    address or an order), not the customer's phone, address or e-mail — the link leads to the signed-in thread."""
+    greeting = f"{name}님, 안녕하세요." if name.strip() else "안녕하세요."
+    subject = f"[CS 데스크] 문의 {ticket_number}에 상담원 답변이 도착했습니다"
+    body = (
+        f"{greeting}\n\n"
+        f"남겨 주신 문의 {ticket_number}에 상담원이 답변했습니다.\n"
+        f"아래 주소에서 로그인한 뒤 답변을 확인해 주세요.\n\n"
+        f"{url}\n\n"
+        "답변 알림 메일은 채팅 화면의 알림 설정에서 끌 수 있습니다.\n"
+        "이 메일은 발신 전용입니다."
+    )
+    return subject, body
+
+
+# --- CSAT: the customer rates an answered ticket ---------------------------------------------------------------
+CSAT_MIN, CSAT_MAX = 1, 5
+CSAT_COMMENT_MAX = 500
+CSAT_LOW = 2  # a score at or below this is listed for the team (it reopens nothing by itself)
+RATABLE_STATUSES = frozenset({"ANSWERED", "CLOSED"})
+
+
+def csat_low(score: int) -> bool:
+    return score <= CSAT_LOW
+
+
+def can_rate(*, status: str, rated: bool) -> bool:
+    """Rated once, when answered (답변완료) or closed (종료); not while the desk owes an answer."""
+    return status in RATABLE_STATUSES and not rated

@@ -14,7 +14,7 @@ from common.errors import NotFound
 from common.numbering import parse_number
 from orders.models import Customer
 from tickets import policy
-from tickets.models import Ticket, TicketEvent, TicketMessage
+from tickets.models import Ticket, TicketEvent, TicketMessage, TicketRating
 
 
 def customer_ticket_get(*, customer: Customer, ticket_id: str) -> Ticket:
@@ -34,7 +34,25 @@ def customer_ticket_list(*, customer: Customer) -> QuerySet[Ticket]:
         filter=Q(messages__author_type=TicketMessage.Author.OPERATOR)
         & (Q(customer_seen_at__isnull=True) | Q(messages__created_at__gt=F("customer_seen_at"))),
     )
-    return Ticket.objects.filter(customer=customer).annotate(unread=unread).order_by("-id")
+    return Ticket.objects.filter(customer=customer).select_related("rating").annotate(unread=unread).order_by("-id")
+
+
+def ticket_rating_of(ticket: Ticket) -> TicketRating | None:
+    """The ticket's rating, or None (a ticket loaded with select_related("rating") asks nothing more)."""
+    try:
+        return ticket.rating
+    except TicketRating.DoesNotExist:
+        return None
+
+
+def customer_unread_count(*, customer_id: str) -> int:
+    """Operator answers the customer has not seen yet, over all their tickets (the chat page's badge), in one
+    query: an answer after the ticket was last opened (in its thread or in the conversation that shows it)."""
+    return TicketMessage.objects.filter(
+        Q(ticket__customer_seen_at__isnull=True) | Q(created_at__gt=F("ticket__customer_seen_at")),
+        ticket__customer_id=customer_id,
+        author_type=TicketMessage.Author.OPERATOR,
+    ).count()
 
 
 def _latest_customer_messages() -> QuerySet[TicketMessage]:

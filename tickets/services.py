@@ -16,12 +16,13 @@ from common.audit import actor_fields
 from common.business_hours import business_add, business_calendar, business_seconds_between
 from common.choices import choice_parse
 from common.display import person_name
-from common.errors import InvalidState, NotFound, PermissionDenied
+from common.errors import DomainError, InvalidState, NotFound, PermissionDenied
 from common.outbox import outbox_enqueue
 from common.redaction import redact
 from orders.models import Customer, Order
 from tickets import hooks, policy
-from tickets.models import OperatorStatus, Tag, Ticket, TicketEvent, TicketMessage
+from tickets.models import OperatorStatus, Tag, Ticket, TicketEvent, TicketMessage, TicketRating
+from tickets.notices import REPLY_NOTICE_TOPIC, reply_notice_wanted
 from tickets.policy import OVERRIDE_REASON_MAX, normalise_reply
 from tickets.selectors import sla_clocks
 
@@ -378,6 +379,10 @@ def ticket_reply_add(
         if not _status_set(locked, target, actor=who, at=now):
             _clocks_move(locked, target, at=now)  # a second answer: the wait on the customer starts again
             locked.save(update_fields=[*SLA_FIELDS, "updated_at"])
+        # Every path of an answer comes through here (the reply box, the staff API, an applied draft).
+        for hook in hooks.reply_stored_hooks():
+            hook(ticket=locked, message=message, actor=actor)
+        _reply_tell_customer(locked, message)
     ticket.status = locked.status
     log.info(
         "ticket.replied ticket_id=%s message_id=%s status=%s actor_id=%s",
@@ -389,10 +394,40 @@ def ticket_reply_add(
     return message
 
 
+def _reply_tell_customer(ticket: Ticket, message: TicketMessage) -> None:
+    """In the answer's transaction: the shop's `ticket.replied` event (it notifies its customer its own way) and,
+    for a customer of the desk's own with an e-mail address and notices on, the reply e-mail's outbox row. The
+    event goes out whatever the switch says (the shop keeps its records), with `notify` carrying the customer's
+    choice. The excerpt is masked (an operator may quote an address or a phone number)."""
+    customer = Customer.objects.filter(pk=ticket.customer_id).values("email", "email_notices").get()
+    events.shop_event_emit(
+        type=events.TICKET_REPLIED,
+        key=str(message.pk),
+        data={
+            "ticket_id": ticket.number,
+            "customer_id": ticket.customer_id,
+            "order_id": ticket.order_id,
+            "excerpt": policy.reply_excerpt(redact(message.body)),
+            "thread_url": policy.thread_url(settings.CS_PUBLIC_BASE_URL, ticket.number),
+            "notify": customer["email_notices"],
+        },
+    )
+    if reply_notice_wanted(customer_id=ticket.customer_id, **customer):
+        outbox_enqueue(
+            topic=REPLY_NOTICE_TOPIC, key=str(message.pk), payload={"ticket_id": ticket.pk, "message_id": message.pk}
+        )
+
+
 def ticket_seen_by_customer(*, ticket: Ticket, actor: AbstractBaseUser | None) -> None:
     """The customer opened the thread: the operator replies so far are read. A read receipt, not a change of
     the ticket's state, so one UPDATE and no event row."""
     Ticket.objects.filter(pk=ticket.pk).update(customer_seen_at=clock.now())
+
+
+def tickets_seen_by_customer(*, customer: Customer, ticket_ids: Iterable[int]) -> int:
+    """The customer read these tickets' answers elsewhere (their chat conversation): the same read receipt as
+    opening each thread. Only the customer's own tickets; returns how many."""
+    return Ticket.objects.filter(pk__in=list(ticket_ids), customer=customer).update(customer_seen_at=clock.now())
 
 
 def ticket_note_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser | None) -> TicketMessage:
@@ -707,3 +742,31 @@ def tickets_auto_close() -> int:
             )
         log.info("ticket.auto_closed ticket_id=%s days=%s", ticket.number, days)
     return closed
+
+
+# --- the customer's rating (CSAT) -------------------------------------------------------------------------------
+def ticket_rate(*, ticket: Ticket, score: int, comment: str, actor: Actor) -> TicketRating:
+    """The customer rates their answered or closed ticket, once. Refused: a score outside 1–5 (invalid_score),
+    a ticket the desk still owes an answer (409 not_answered), a second rating (409 already_rated — the
+    one-to-one row settles two at once). A low score reopens nothing; the team reads it in the metrics."""
+    if isinstance(score, bool) or not isinstance(score, int) or not policy.CSAT_MIN <= score <= policy.CSAT_MAX:
+        raise DomainError("점수는 1부터 5 사이의 정수여야 합니다.", code="invalid_score")
+    text = " ".join((comment or "").split())
+    if len(text) > policy.CSAT_COMMENT_MAX:
+        raise DomainError(f"의견은 {policy.CSAT_COMMENT_MAX}자 이내로 적어 주세요.", code="comment_too_long")
+    already = InvalidState("이미 평가한 문의입니다.", code="already_rated")
+    try:
+        with transaction.atomic():
+            locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
+            if TicketRating.objects.filter(ticket=locked).exists():
+                raise already
+            if not policy.can_rate(status=locked.status, rated=False):
+                raise InvalidState("상담원이 답변한 뒤에 평가할 수 있습니다.", code="not_answered")
+            rating = TicketRating.objects.create(
+                ticket=locked, score=score, comment=text, category=locked.category, created_at=clock.now()
+            )
+            _event(locked, TicketEvent.Type.RATED, actor=actor, score=score, low=policy.csat_low(score))
+    except IntegrityError:
+        raise already from None
+    log.info("ticket.rated ticket_id=%s score=%d", locked.number, score)
+    return rating

@@ -224,6 +224,19 @@ CS_AUTO_CLOSE_DAYS = env_float("CS_AUTO_CLOSE_DAYS", 7.0)
 # "round_robin": a new ticket goes to the available operator (admin header toggle) who got one least recently.
 # Unset: tickets wait unassigned until someone takes them.
 CS_AUTO_ASSIGN = env("CS_AUTO_ASSIGN", "")
+# --- Telling the customer an answer came -------------------------------------------------------------
+# Where customers open the desk: the thread link in the reply e-mail and in the shop's `ticket.replied` event.
+CS_PUBLIC_BASE_URL = (env("CS_PUBLIC_BASE_URL", "http://127.0.0.1:8000") or "").rstrip("/")
+# Django's mail framework sends the reply notices (an outbox record each, never inline): printed to the console
+# unless EMAIL_BACKEND says otherwise (django.core.mail.backends.smtp.EmailBackend with EMAIL_HOST, …).
+EMAIL_BACKEND = env("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = env("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(env("EMAIL_PORT", "25") or 25)
+EMAIL_HOST_USER = env("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = env_float("EMAIL_TIMEOUT", 10.0)
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "CS 데스크 <no-reply@localhost>")
 # Who else has a ticket open: a heartbeat lasts this long (Redis with a TTL when REDIS_URL is set, else a table).
 CS_PRESENCE_TTL_S = int(env("CS_PRESENCE_TTL_S", "30") or 30)
 

@@ -38,6 +38,8 @@ Tickets with SLA clocks (the rest are rows without them and are not counted): S1
 due 12:00, answered 11:00 (3,600 s, met); S2 opened D2 10:00, due 11:00, answered 12:00 (7,200 s, missed), closed
 13:00 with resolution due 18:00 (met). The tests run with the desk open around the clock (conftest), so
 business time is wall time here.
+
+Ratings (CSAT): S1 (배송) 5 at D1 11:30; T4 (오류) 1 at D2 00:20 (D1 15:20 UTC: a D2 rating); S2 (배송) 2 at D2 13:30.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ from chat.models import ChatMessage, Conversation, ToolCall
 from common.clock import SEOUL
 from drafts.models import DeadLetter, Draft, StageState
 from orders.models import Customer, Order, Product, ProductOption
-from tickets.models import Ticket, TicketMessage
+from tickets.models import Ticket, TicketMessage, TicketRating
 
 REFUSED_7_DAYS = "단순변심 환불은 배송완료 후 7일 이내에만 가능합니다."
 REFUSED_ARGS = "도구 인자가 올바르지 않습니다: address"
@@ -118,6 +120,9 @@ def build_dataset(tag: str = "") -> Dataset:
         resolution_due_at=kst(2, 18),
         closed_at=kst(2, 13),
     )
+    for rated, score, comment, at in ((s1, 5, "", kst(1, 11, 30)), (t4, 1, "해결이 안 됐어요", kst(2, 0, 20))):
+        TicketRating.objects.create(ticket=rated, score=score, comment=comment, category=rated.category, created_at=at)
+    TicketRating.objects.create(ticket=s2, score=2, comment="늦었어요", category=s2.category, created_at=kst(2, 13, 30))
 
     messages: dict[int, list[TicketMessage]] = {}
 

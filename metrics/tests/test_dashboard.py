@@ -68,7 +68,10 @@ def test_json_view_returns_the_report(client, staff):
     client.force_login(staff)
     response = client.get(URL, {"format": "json", "since": "", "until": ""})  # both ends open: every day
     assert response["Content-Type"] == "application/json"
-    assert json.loads(response.content) == EXPECTED
+    report = json.loads(response.content)
+    # The report, plus the low ratings for the team (the same list the page shows).
+    assert [(row["score"], row["label"]) for row in report.pop("low_csat")] == [(2, "배송"), (1, "오류")]
+    assert report == EXPECTED
 
 
 def test_reversed_dates_show_an_error_instead_of_a_report(client, staff):
@@ -84,7 +87,7 @@ def test_empty_database_collapses_every_chart_and_table_into_one_line(client, st
     page = client.get(URL).content.decode()
     assert CHART not in page and "<figure" not in page  # no empty frames
     lines = re.findall(r'<p class="metrics-empty" id="[^"]+">([^<]*)</p>', page)
-    assert lines == [  # eleven charts, then six tables, one line each
+    assert lines == [  # eleven charts, then eight tables, one line each
         f"이 기간에 {what} 데이터가 없습니다."
         for what in (
             "초안 지연",
@@ -103,6 +106,8 @@ def test_empty_database_collapses_every_chart_and_table_into_one_line(client, st
             "도구 호출",
             "거절 사유",
             "채팅 응답·상담 이관",
+            "고객 평가",
+            "낮은 평가(2점 이하)",
             "일별 활동",
         )
     ]

@@ -9,7 +9,9 @@ from metrics.tests.dataset import build_dataset
 
 pytestmark = pytest.mark.django_db
 
-QUERIES = 16  # drafts 2, decisions 1, dead letters 1, approvals 3, chat 4, tickets 1, refund deadlines 1, snapshot 3
+QUERIES = (
+    17  # drafts 2, decisions 1, dead letters 1, approvals 3, chat 4, tickets 1, refund deadlines 1, csat 1, snapshot 3
+)
 
 
 @pytest.mark.parametrize("copies", [1, 6])

@@ -7,8 +7,9 @@ from datetime import date
 import pytest
 
 from chat.tools import tool_error_label, tool_label
-from metrics.selectors import metrics_compute
+from metrics.selectors import csat_low_list, metrics_compute
 from metrics.tests.dataset import REFUSED_7_DAYS, REFUSED_ARGS, build_dataset
+from tickets.models import Ticket
 
 pytestmark = pytest.mark.django_db
 
@@ -126,6 +127,32 @@ def refusal(name: str, error: str, reason: str, count: int) -> dict:
     }
 
 
+def csat(**scores_by_category: dict[int, int]) -> dict:
+    """The CSAT section from {category: {score: n}} (the dataset's ratings), computed the long way."""
+
+    def numbers(scores: dict[int, int]) -> dict:
+        rated = sum(scores.values())
+        return {
+            "rated": rated,
+            "average": round(sum(k * n for k, n in scores.items()) / rated, 4) if rated else None,
+            "satisfied_share": round(sum(n for k, n in scores.items() if k >= 4) / rated, 4) if rated else None,
+            "low": sum(n for k, n in scores.items() if k <= 2),
+            "by_score": {str(k): scores.get(k, 0) for k in range(1, 6)},
+        }
+
+    overall: dict[int, int] = {}
+    for scores in scores_by_category.values():
+        for k, n in scores.items():
+            overall[k] = overall.get(k, 0) + n
+    return {
+        **numbers(overall),
+        "by_category": [
+            {"category": c.value, "label": c.label, **numbers(scores_by_category.get(c.value, {}))}
+            for c in Ticket.Category
+        ],
+    }
+
+
 # D1 = 2026-07-26 ---------------------------------------------------------------------------------
 DAY1 = {
     "drafts": {
@@ -181,6 +208,7 @@ DAY1 = {
     },
     "tickets": sla_tickets(1, latency(1, 3600.0, 3600.0), met=1, missed=0, resolution_met=0),  # S1
     "refund_deadlines": deadlines(approved=1, on_time=1),  # the REFUND approved at 10:30
+    "csat": csat(DELIVERY={5: 1}),  # S1
 }
 
 # D2 = 2026-07-27 ---------------------------------------------------------------------------------
@@ -244,6 +272,7 @@ DAY2 = {
     },
     "tickets": sla_tickets(1, latency(1, 7200.0, 7200.0), met=0, missed=1, resolution_met=1),  # S2
     "refund_deadlines": deadlines(),  # D2's decisions are rejections
+    "csat": csat(DELIVERY={2: 1}, ERROR={1: 1}),  # S2; T4 at 00:20 KST (D1 UTC)
 }
 
 OVERALL = {
@@ -308,6 +337,8 @@ OVERALL = {
     # [3600, 7200]: p50 rank 1 → 3600, p90 rank ceil(1.8)=2 → 7200
     "tickets": sla_tickets(2, latency(2, 3600.0, 7200.0), met=1, missed=1, resolution_met=1),
     "refund_deadlines": deadlines(approved=1, on_time=1),
+    # 3 ratings: average 8 / 3, one of them 4–5 points, two at most 2
+    "csat": csat(DELIVERY={5: 1, 2: 1}, ERROR={1: 1}),
 }
 
 NOW = {  # a snapshot: not limited by since/until
@@ -381,3 +412,14 @@ def test_since_after_until_is_refused():
 
     with pytest.raises(ValueError):
         metrics_compute(since=date(2026, 7, 27), until=date(2026, 7, 26))
+
+
+def test_low_ratings_are_listed_newest_first_within_the_range():
+    build_dataset()
+    listed = csat_low_list(since=None, until=None)
+    assert [(row["score"], row["comment"], row["label"], row["rated_at"]) for row in listed] == [
+        (2, "늦었어요", "배송", "2026-07-27T13:30:00+09:00"),
+        (1, "해결이 안 됐어요", "오류", "2026-07-27T00:20:00+09:00"),
+    ]
+    assert all(row["ticket_id"].startswith("T") for row in listed)
+    assert csat_low_list(since=date(2026, 7, 26), until=date(2026, 7, 26)) == []  # S1's 5 is not low

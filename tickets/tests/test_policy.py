@@ -17,12 +17,16 @@ from tickets.policy import (
     Clocks,
     Targets,
     auto_close_due,
+    can_rate,
     due_times,
     initial_priority,
     nearest_due,
     normalise_reply,
+    reply_excerpt,
+    reply_notice_mail,
     sla_state,
     sla_targets,
+    thread_url,
 )
 
 CAL = BusinessCalendar(
@@ -158,3 +162,33 @@ def test_auto_close_after_days_without_a_customer_reply(status, answered_at, now
 
 def test_normalise_reply_ignores_line_endings_and_surrounding_space():
     assert normalise_reply("  안녕하세요\r\n감사합니다 \n") == "안녕하세요\n감사합니다"
+
+
+# --- telling the customer, and rating -------------------------------------------------------------------------
+
+
+def test_the_excerpt_is_one_line_cut_with_an_ellipsis():
+    assert reply_excerpt("안녕하세요.\n\n  내일   도착합니다.") == "안녕하세요. 내일 도착합니다."
+    long = reply_excerpt("가" * 200)
+    assert len(long) == 120 and long.endswith("…")
+
+
+def test_the_thread_url_names_the_ticket_on_the_chat_page():
+    assert thread_url("https://cs.example.com/", "T00007") == "https://cs.example.com/?ticket=T00007"
+
+
+def test_the_reply_mail_carries_the_name_the_number_and_the_link_only():
+    subject, body = reply_notice_mail(
+        name="박지훈", ticket_number="T00007", url="https://cs.example.com/?ticket=T00007"
+    )
+    assert "T00007" in subject
+    assert body.startswith("박지훈님, 안녕하세요.") and "https://cs.example.com/?ticket=T00007" in body
+    assert reply_notice_mail(name=" ", ticket_number="T1", url="u")[1].startswith("안녕하세요.")
+
+
+@pytest.mark.parametrize(
+    ("status", "rated", "allowed"),
+    [("OPEN", False, False), ("ANSWERED", False, True), ("CLOSED", False, True), ("ANSWERED", True, False)],
+)
+def test_a_ticket_is_rated_once_when_answered_or_closed(status, rated, allowed):
+    assert can_rate(status=status, rated=rated) is allowed
