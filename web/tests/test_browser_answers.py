@@ -191,13 +191,15 @@ def test_the_widget_on_another_origin_gets_the_operators_answer_and_keeps_the_co
 
                 # 5. Its own 내 문의: the thread with the answer, a reply box and the rating control.
                 widget.locator("#tab-inbox").click()
-                widget.locator(f"#inbox-list [data-ticket-id='{number}']").click()
+                expect(widget.locator(f"#inbox-list [data-ticket-id='{number}']")).to_contain_text("답변완료")
+                found = {"widget inbox": _axe(_widget_frame(page), f"widget-inbox-{viewport}")}
+                widget.locator(f"#inbox-list [data-ticket-id='{number}'] .item__open").click()
                 expect(widget.locator("#thread-log")).to_contain_text(REPLY)
                 expect(widget.locator("#thread-input")).to_be_visible()
                 expect(widget.locator("#thread-rating fieldset")).to_be_visible()
                 _no_sideways(_widget_frame(page), "widget frame (thread)")
                 page.screenshot(path=str(ARTIFACTS / f"answers-{viewport}-widget-thread.png"))
-                found = {"widget thread": _axe(_widget_frame(page), f"widget-thread-{viewport}")}
+                found["widget thread"] = _axe(_widget_frame(page), f"widget-thread-{viewport}")
                 widget.locator("#thread-rating-form-score-5").check()
                 widget.locator("#thread-rating-form-comment").fill("빨리 답해 주셔서 좋았어요")
                 widget.locator("#thread-rating-form-send").click()
@@ -219,6 +221,12 @@ def _rating_of(ticket_pk: int) -> tuple[int, str] | None:
 
     rating = ticket_rating_of(Ticket.objects.get(pk=ticket_pk))
     return (rating.score, rating.comment) if rating is not None else None
+
+
+def _email_notices(customer_id: str) -> bool:
+    from orders.models import Customer
+
+    return Customer.objects.get(pk=customer_id).email_notices
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS.keys())
@@ -295,6 +303,14 @@ def test_the_chat_page_shows_the_answer_in_the_log_and_its_thread_takes_a_rating
             customer.locator("#ticket-rating-form-send").click()
             expect(customer.locator("#ticket-rating")).to_contain_text("평가해 주셔서 감사합니다. (4점 / 5점)")
             assert _in_thread(lambda: _rating_of(ticket_pk)) == (4, "")
+
+            # The e-mail notices switch: off here is off on the customer's record.
+            customer.locator("#ticket-close").click()
+            toggle = customer.locator("#notices-toggle")
+            expect(toggle).to_be_checked()
+            toggle.uncheck()
+            expect(customer.locator("#notices-status")).to_have_text("이메일 알림을 껐습니다.")
+            assert _in_thread(lambda: _email_notices("C003")) is False
             assert found == {name: [] for name in found}, json.dumps(found, ensure_ascii=False, indent=1)
         finally:
             browser.close()
