@@ -68,7 +68,12 @@ def _widget_frame(page):
     return page.locator("#cs-desk-frame").element_handle().content_frame()
 
 
+SETTLED = "() => [...document.querySelectorAll('.btn:not(:disabled)')].every(b => getComputedStyle(b).opacity === '1')"
+
+
 def _axe(frame, name: str) -> list[dict]:
+    # A button just enabled again fades back in (0.15 s): measure contrast once it has.
+    frame.wait_for_function(SETTLED)
     frame.add_script_tag(path=str(AXE))
     result = frame.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
     violations = [

@@ -300,8 +300,9 @@
           if (!response.ok) throw new Error("HTTP " + response.status);
           var next = response.headers.get("ETag") || "";
           return response.json().then(function (body) {
-            var first = !etag;
-            return Promise.resolve(options.onChange(body || {}, first)).then(function () {
+            // The first answer is where the page starts: it has just loaded what it shows.
+            var change = etag ? options.onChange(body || {}) : null;
+            return Promise.resolve(change).then(function () {
               etag = next; // 바뀐 것을 다 받은 뒤에만: 실패하면 다음에 다시 받는다
             });
           });
