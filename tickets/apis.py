@@ -139,12 +139,12 @@ class TicketRatingApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={
-            201: OutputSerializer,
-            400: OpenApiResponse(description="점수가 1–5 정수가 아님, 의견이 500자 초과"),
-            409: OpenApiResponse(description="already_rated(이미 평가함) · not_answered(아직 답변 전)"),
-        },
+        responses={201: OutputSerializer},
         summary="문의 평가 (답변완료·종료된 내 문의, 한 번만)",
+        description=(
+            "400: 점수가 1–5 정수가 아니거나 의견이 500자를 넘음. 409 `not_answered`: 아직 상담원 답변 전. "
+            "409 `already_rated`: 이미 평가함. 2점 이하도 문의를 다시 열지 않는다(팀이 지표에서 확인)."
+        ),
     )
     def post(self, request, ticket_id: str):
         data = self.InputSerializer(data=request.data)
