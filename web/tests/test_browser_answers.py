@@ -316,6 +316,12 @@ def test_the_chat_page_shows_the_answer_in_the_log_and_its_thread_takes_a_rating
             toggle.uncheck()
             expect(customer.locator("#notices-status")).to_have_text("이메일 알림을 껐습니다.")
             assert _in_thread(lambda: _email_notices("C003")) is False
+
+            # The answer e-mail's link opens the thread.
+            customer.goto(f"{live_server.url}/?ticket={number}")
+            expect(customer.locator("#ticket-view")).to_be_visible()
+            expect(customer.locator("#ticket-messages")).to_contain_text(REPLY)
+            assert customer.url == f"{live_server.url}/"
             assert found == {name: [] for name in found}, json.dumps(found, ensure_ascii=False, indent=1)
         finally:
             browser.close()

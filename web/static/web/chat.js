@@ -208,6 +208,10 @@
     restoreConversation();
     loadNotices();
     startPolling();
+    // The answer e-mail links to the thread (/?ticket=T00001): open it once signed in.
+    var linked = state.linkedTicket;
+    state.linkedTicket = null;
+    if (linked) openTicket(linked);
   }
 
   // --- 이메일 알림 ----------------------------------------------------------------------------
@@ -835,6 +839,9 @@
   // --- 시작 ---------------------------------------------------------------------------------
   function init() {
     cacheElements();
+    var linked = new URLSearchParams(window.location.search).get("ticket");
+    if (linked && /^T?\d{1,12}$/.test(linked)) state.linkedTicket = linked;
+    if (linked) window.history.replaceState(null, "", window.location.pathname);
     ui.loginForm.addEventListener("submit", onLoginSubmit);
     ui.logoutButton.addEventListener("click", onLogout);
     ui.refreshButton.addEventListener("click", function () {
