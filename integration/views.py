@@ -36,6 +36,7 @@ WIDGET_JS = r"""(function () {
     "#cs-desk-launcher:focus-visible{outline:3px solid #93b4f5;outline-offset:2px}" +
     "#cs-desk-badge{min-width:20px;padding:0 6px;border-radius:10px;background:#d93025;color:#fff;font-size:12px;" +
     "line-height:20px;text-align:center}#cs-desk-badge[hidden]{display:none}" +
+    ".cs-desk-sr{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0 0 0 0)}" +
     "#cs-desk-frame{position:fixed;right:20px;bottom:84px;z-index:2147483001;width:380px;" +
     "max-width:calc(100vw - 40px);height:600px;max-height:calc(100vh - 104px);" +
     "border:1px solid #d1d5db;border-radius:12px;background:#fff;" +
@@ -61,6 +62,13 @@ WIDGET_JS = r"""(function () {
   var badge = document.createElement("span");
   badge.id = "cs-desk-badge";
   badge.hidden = true;
+  var count = document.createElement("span");
+  count.id = "cs-desk-count";
+  var spoken = document.createElement("span");
+  spoken.className = "cs-desk-sr"; // read, not shown: the name keeps the visible words ("상담하기 1 건의 새 답변")
+  spoken.textContent = "건의 새 답변";
+  badge.appendChild(count);
+  badge.appendChild(spoken);
   button.appendChild(label);
   button.appendChild(badge);
 
@@ -95,10 +103,9 @@ WIDGET_JS = r"""(function () {
     var data = event.data || {};
     if (data.source !== "cs-desk") return;
     if (data.type === "unread") {
-      var count = Number(data.count) || 0;
-      badge.textContent = count ? String(count) : "";
-      badge.hidden = count === 0;
-      button.setAttribute("aria-label", count ? "상담하기, 새 답변 " + count + "건" : "상담하기");
+      var unread = Number(data.count) || 0;
+      count.textContent = unread ? String(unread) : "";
+      badge.hidden = unread === 0;
     } else if (data.type === "close") {
       close();
     } else if (data.type === "ready" && !frame.hidden) {

@@ -171,10 +171,11 @@ def test_the_widget_on_another_origin_gets_the_operators_answer_and_keeps_the_co
                 started = _operator_answers(expect, operator, ticket_pk)
 
                 # 3. The launcher's badge within 5 s; the opened widget shows the answer, from a person.
-                expect(page.locator("#cs-desk-badge")).to_have_text("1", timeout=WITHIN_S * 1000)
+                expect(page.locator("#cs-desk-count")).to_have_text("1", timeout=WITHIN_S * 1000)
+                expect(page.locator("#cs-desk-badge")).to_be_visible()
                 badge_after = time.monotonic() - started
                 assert badge_after < WITHIN_S, f"badge after {badge_after:.1f} s"
-                expect(page.locator("#cs-desk-launcher")).to_have_attribute("aria-label", "상담하기, 새 답변 1건")
+                expect(page.locator("#cs-desk-launcher")).to_have_accessible_name("상담하기 1 건의 새 답변")
                 page.screenshot(path=str(ARTIFACTS / f"answers-{viewport}-widget-badge.png"))
                 page.click("#cs-desk-launcher")
                 answer = widget.locator("#log .msg--operator")

@@ -173,9 +173,8 @@
   function setUnread(count) {
     count = Number(count) || 0;
     state.unread = count;
-    ui.inboxBadge.textContent = count ? String(count) : "";
+    ui.inboxBadge.firstChild.textContent = count ? String(count) : "";
     show(ui.inboxBadge, count > 0);
-    ui.tabInbox.setAttribute("aria-label", "내 문의" + (count ? ", 새 답변 " + count + "건" : ""));
     tellParent({ type: "unread", count: count });
   }
 
