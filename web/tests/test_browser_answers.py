@@ -326,3 +326,62 @@ def test_the_chat_page_shows_the_answer_in_the_log_and_its_thread_takes_a_rating
             assert found == {name: [] for name in found}, json.dumps(found, ensure_ascii=False, indent=1)
         finally:
             browser.close()
+
+
+def test_the_inbox_badge_follows_an_answer_to_an_inquiry_made_elsewhere(live_server, shop):
+    """An inquiry not from the open conversation: its answer shows as the 내 문의 badge within 5 s, and reading the
+    thread clears it."""
+    from orders.models import Customer
+    from tickets.services import ticket_create, ticket_reply_send
+
+    sync_playwright, expect = _playwright()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            customer = browser.new_context(viewport=VIEWPORTS["phone"], locale="ko-KR").new_page()
+            customer.goto(f"{live_server.url}/")
+            customer.fill("#login-username", "c003")
+            customer.fill("#login-password", "demo1234")
+            # The page's first /api/live/ answer is where it starts watching: the inquiry comes after it.
+            with customer.expect_response("**/api/live/"):
+                customer.click("#login-button")
+
+            def inquiry():
+                c003 = Customer.objects.select_related("user").get(pk="C003")
+                ticket = ticket_create(
+                    customer=c003,
+                    category="DELIVERY",
+                    subject="배송 문의",
+                    body="언제 와요?",
+                    source="API",
+                    author=c003.user,
+                )
+                return ticket.pk, ticket.number
+
+            ticket_pk, number = _in_thread(inquiry)
+            expect(customer.locator(f"#requests-list [data-ticket-id='{number}']")).to_have_count(1, timeout=10_000)
+
+            def answer():
+                from django.contrib.auth import get_user_model
+
+                ticket_reply_send(
+                    ticket_id=ticket_pk, body=REPLY, actor=get_user_model().objects.get(username="operator")
+                )
+
+            started = time.monotonic()
+            _in_thread(answer)
+            expect(customer.locator("#inbox-count")).to_have_text("1", timeout=WITHIN_S * 1000)
+            elapsed = time.monotonic() - started
+            assert elapsed < WITHIN_S, f"badge after {elapsed:.1f} s"
+            expect(customer.locator("#inbox-button")).to_have_accessible_name("내 문의 1 건의 새 답변")
+            expect(customer.locator("#requests-list .item--unread")).to_have_count(1)
+            _no_sideways(customer, "chat page")
+            customer.screenshot(path=str(ARTIFACTS / "answers-phone-chat-badge.png"), full_page=True)
+            found = {"chat page with a badge": _axe(customer, "chat-badge-phone")}
+
+            customer.locator(f"#requests-list [data-ticket-id='{number}'] .item__open").click()
+            expect(customer.locator("#ticket-messages")).to_contain_text(REPLY)
+            expect(customer.locator("#inbox-badge")).to_be_hidden(timeout=WITHIN_S * 1000)
+            assert found == {name: [] for name in found}, json.dumps(found, ensure_ascii=False, indent=1)
+        finally:
+            browser.close()

@@ -150,6 +150,7 @@
       "send-button",
       "inbox-button",
       "inbox-badge",
+      "inbox-count",
       "history-button",
       "history-panel",
       "history-status",
@@ -382,8 +383,7 @@
 
   function setInboxBadge(count) {
     count = Number(count) || 0;
-    ui.inboxBadge.textContent = count ? String(count) : "";
-    ui.inboxBadge.setAttribute("aria-label", "새 답변 " + count + "건");
+    ui.inboxCount.textContent = count ? String(count) : "";
     show(ui.inboxBadge, count > 0);
   }
 
