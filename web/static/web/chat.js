@@ -1,9 +1,21 @@
 /*
  * 고객 채팅 화면. 빌드 단계 없는 순수 JavaScript.
- * 서버에서 온 문자열은 모두 textContent로만 넣는다 (HTML 문자열로 조립하지 않는다).
+ * 그리기·API·변경 확인은 쇼핑몰 위젯과 같은 web/desk.js(window.CSDesk)를 쓴다.
  */
 (function () {
   "use strict";
+
+  var D = window.CSDesk;
+  var el = D.el;
+  var clear = D.clear;
+  var show = D.show;
+  var badge = D.badge;
+  var formatDateTime = D.formatDateTime;
+  var formatDate = D.formatDate;
+  var formatWon = D.formatWon;
+  var formatNumber = D.formatNumber;
+  var ApiError = D.ApiError;
+  var listFrom = D.listFrom;
 
   var API = {
     token: "/api/auth/token/",
@@ -21,9 +33,11 @@
     ticketMessages: function (id) {
       return "/api/tickets/" + encodeURIComponent(id) + "/messages/";
     },
+    rating: function (id) {
+      return "/api/tickets/" + encodeURIComponent(id) + "/rating/";
+    },
+    notices: "/api/me/notices/",
   };
-  // 새 상담원 답변을 확인하는 주기 (테스트는 window.CSDESK_POLL_MS로 줄인다).
-  var POLL_MS = Number(window.CSDESK_POLL_MS) || 15000;
 
   var KEYS = {
     token: "csdesk.token",
@@ -37,75 +51,14 @@
 
   var MAX_MESSAGE = 4000;
   var CHAT_TIMEOUT_MS = 120000;
-  var API_TIMEOUT_MS = 20000;
-
-  var TOOL_LABELS = {
-    change_shipping_address: "배송지 변경",
-    request_exchange: "교환 접수",
-    request_refund: "환불·취소 요청",
-    create_ticket: "상담원 티켓",
-    get_my_orders: "주문 조회",
-    get_my_requests: "요청 조회",
-  };
-
-  var STATUS_LABELS = {
-    DONE: "완료",
-    PENDING: "승인대기",
-    APPROVED: "승인완료",
-    REJECTED: "반려",
-    OPEN: "접수",
-    ANSWERED: "답변완료",
-    CLOSED: "종료",
-    PAID: "결제완료",
-    PREPARING: "배송준비",
-    SHIPPING: "배송중",
-    DELIVERED: "배송완료",
-    CANCELLED: "취소완료",
-    RETURNED: "반품완료",
-  };
-
-  var STATUS_TONES = {
-    DONE: "green",
-    APPROVED: "green",
-    PENDING: "amber",
-    REJECTED: "red",
-    OPEN: "blue",
-    ANSWERED: "green",
-    CLOSED: "gray",
-    PAID: "blue",
-    PREPARING: "blue",
-    SHIPPING: "blue",
-    DELIVERED: "green",
-    CANCELLED: "gray",
-    RETURNED: "gray",
-  };
-
-  var CODE_BY_LABEL = {};
-  Object.keys(STATUS_LABELS).forEach(function (code) {
-    CODE_BY_LABEL[STATUS_LABELS[code]] = code;
-  });
-
-  var CLARIFY_CHOICES = ["단순변심", "상품하자", "오배송"];
-
-  var FIELD_LABELS = {
-    message: "메시지",
-    conversation_id: "대화 번호",
-    username: "아이디",
-    password: "비밀번호",
-  };
 
   var MSG = {
     badLogin: "아이디 또는 비밀번호가 올바르지 않습니다.",
     emptyLogin: "아이디와 비밀번호를 모두 입력해 주세요.",
-    expired: "로그인이 만료되었습니다. 다시 로그인해 주세요.",
-    throttled: "요청이 너무 많습니다. 잠시 후 다시 시도해 주세요.",
-    network: "네트워크에 연결할 수 없습니다. 연결 상태를 확인한 뒤 다시 시도해 주세요.",
-    timeout: "응답이 지연되고 있습니다. 잠시 후 다시 시도해 주세요.",
-    server: "일시적인 오류가 발생했습니다. 잠시 후 다시 시도해 주세요.",
-    badRequest: "요청을 처리할 수 없습니다. 입력 내용을 확인해 주세요.",
+    expired: D.MSG.expired,
+    server: D.MSG.server,
     tooLong: "메시지는 " + MAX_MESSAGE.toLocaleString("ko-KR") + "자까지 입력할 수 있습니다.",
     lostConversation: "이전 대화를 찾을 수 없어 새 대화를 시작합니다. 메시지를 다시 보내 주세요.",
-    refusedDefault: "요청을 처리하지 못했습니다.",
   };
 
   // --- 저장소 (sessionStorage가 막힌 브라우저에서도 동작하도록) ---------------------------------
@@ -151,179 +104,24 @@
     store.remove(KEYS.conversation(getUsername()));
   }
 
+
   // --- DOM 도우미 --------------------------------------------------------------------------
   function $(id) {
     return document.getElementById(id);
   }
 
-  function el(tag, className, text) {
-    var node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
-
-  function clear(node) {
-    while (node.firstChild) node.removeChild(node.firstChild);
-  }
-
-  function show(node, visible) {
-    node.hidden = !visible;
-  }
-
-  function badge(code, label) {
-    var tone = STATUS_TONES[code] || "gray";
-    var node = el("span", "badge badge--" + tone, label || STATUS_LABELS[code] || code || "");
-    return node;
-  }
-
-  function formatDateTime(value) {
-    if (!value) return "";
-    var d = new Date(value);
-    if (isNaN(d.getTime())) return String(value);
-    return d.toLocaleString("ko-KR", {
-      timeZone: "Asia/Seoul",
-      month: "numeric",
-      day: "numeric",
-      hour: "2-digit",
-      minute: "2-digit",
-    });
-  }
-
-  function formatDate(value) {
-    if (!value) return "";
-    var d = new Date(value);
-    if (isNaN(d.getTime())) return String(value);
-    return d.toLocaleDateString("ko-KR", { timeZone: "Asia/Seoul", year: "numeric", month: "2-digit", day: "2-digit" });
-  }
-
-  function formatWon(value) {
-    var n = Number(value);
-    if (value === null || value === undefined || value === "" || isNaN(n)) return "";
-    return n.toLocaleString("ko-KR", { maximumFractionDigits: 0 }) + "원";
-  }
-
-  // 번호는 "A00001" 문자열이거나 정수 id일 수 있다.
-  function formatNumber(prefix, value) {
-    if (value === null || value === undefined || value === "") return "";
-    var text = String(value);
-    if (/^\d+$/.test(text)) {
-      while (text.length < 5) text = "0" + text;
-      return prefix + text;
-    }
-    return text;
-  }
-
   // --- API -------------------------------------------------------------------------------
-  function ApiError(kind, status, message, body) {
-    this.name = "ApiError";
-    this.kind = kind; // "auth" | "throttled" | "bad_request" | "http" | "network" | "timeout"
-    this.status = status;
-    this.message = message;
-    this.body = body;
-  }
-  ApiError.prototype = Object.create(Error.prototype);
-  ApiError.prototype.constructor = ApiError;
-
-  function collectErrors(value, prefix, out) {
-    if (value === null || value === undefined) return out;
-    if (typeof value === "string") {
-      out.push(prefix ? prefix + ": " + value : value);
-    } else if (Array.isArray(value)) {
-      value.forEach(function (item) {
-        collectErrors(item, prefix, out);
-      });
-    } else if (typeof value === "object") {
-      Object.keys(value).forEach(function (key) {
-        if (key === "code") return;
-        var label = key === "detail" || key === "non_field_errors" ? prefix : FIELD_LABELS[key] || key;
-        collectErrors(value[key], label, out);
-      });
-    }
-    return out;
-  }
-
-  function errorMessage(body, fallback) {
-    if (body && typeof body === "object" && typeof body.detail === "string") return body.detail;
-    var lines = collectErrors(body, "", []);
-    return lines.length ? lines.join("\n") : fallback;
-  }
-
   function api(method, path, body, options) {
     options = options || {};
-    var headers = { Accept: "application/json" };
-    var token = options.anonymous ? null : getToken();
-    if (token) headers.Authorization = "Token " + token;
-    var init = {
-      method: method,
-      headers: headers,
-      // 토큰만으로 인증한다. 관리자 화면 세션 쿠키가 섞여 CSRF 검사가 걸리지 않게 쿠키를 보내지 않는다.
-      credentials: "omit",
-      cache: "no-store",
-    };
-    if (body !== undefined) {
-      headers["Content-Type"] = "application/json";
-      init.body = JSON.stringify(body);
-    }
-
-    var controller = typeof AbortController === "function" ? new AbortController() : null;
-    var timer = null;
-    if (controller) {
-      init.signal = controller.signal;
-      timer = window.setTimeout(function () {
-        controller.abort();
-      }, options.timeoutMs || API_TIMEOUT_MS);
-    }
-
-    return fetch(path, init)
-      .then(
-        function (response) {
-          return response.text().then(function (text) {
-            var data = null;
-            if (text) {
-              try {
-                data = JSON.parse(text);
-              } catch (e) {
-                data = null;
-              }
-            }
-            if (response.ok) return data;
-
-            var status = response.status;
-            if (status === 401) throw new ApiError("auth", status, MSG.expired, data);
-            if (status === 429) {
-              // The server's Korean detail says which limit (the per-minute throttle, or the day's budget).
-              var retry = parseInt(response.headers.get("Retry-After") || "", 10);
-              var msg = MSG.throttled;
-              if (data && typeof data.detail === "string" && data.detail) msg = data.detail;
-              else if (retry > 0) msg = "요청이 너무 많습니다. " + retry + "초 후 다시 시도해 주세요.";
-              throw new ApiError("throttled", status, msg, data);
-            }
-            if (status === 400) throw new ApiError("bad_request", status, errorMessage(data, MSG.badRequest), data);
-            if (status >= 500) throw new ApiError("http", status, MSG.server, data);
-            throw new ApiError("http", status, errorMessage(data, MSG.server), data);
-          });
-        },
-        function (err) {
-          if (err && err.name === "AbortError") throw new ApiError("timeout", 0, MSG.timeout, null);
-          throw new ApiError("network", 0, MSG.network, null);
-        }
-      )
-      .finally(function () {
-        if (timer) window.clearTimeout(timer);
-      });
-  }
-
-  function listFrom(data, key) {
-    if (Array.isArray(data)) return data;
-    if (data && key && Array.isArray(data[key])) return data[key];
-    if (data && Array.isArray(data.results)) return data.results;
-    return [];
+    return D.api(method, path, body, {
+      token: options.anonymous ? null : getToken(),
+      timeoutMs: options.timeoutMs,
+    });
   }
 
   // --- 화면 요소 ----------------------------------------------------------------------------
   var ui = {};
-  var state = { busy: false, sidebarSeq: 0 };
+  var state = { busy: false, sidebarSeq: 0, seen: {}, lastMessageId: null, restoring: false };
 
   function cacheElements() {
     [
@@ -352,6 +150,7 @@
       "send-button",
       "inbox-button",
       "inbox-badge",
+      "inbox-count",
       "history-button",
       "history-panel",
       "history-status",
@@ -366,6 +165,10 @@
       "ticket-form",
       "ticket-input",
       "ticket-send",
+      "ticket-rating",
+      "notices-panel",
+      "notices-toggle",
+      "notices-status",
     ].forEach(function (id) {
       ui[id.replace(/-([a-z])/g, function (_, c) { return c.toUpperCase(); })] = $(id);
     });
@@ -404,7 +207,47 @@
     showError(ui.chatError, "");
     refreshSidebar();
     restoreConversation();
+    loadNotices();
     startPolling();
+    // The answer e-mail links to the thread (/?ticket=T00001): open it once signed in.
+    var linked = state.linkedTicket;
+    state.linkedTicket = null;
+    if (linked) openTicket(linked);
+  }
+
+  // --- 이메일 알림 ----------------------------------------------------------------------------
+  // 답변이 오면 메일로도 알릴지. 서버가 이 설정을 모르면(404) 스위치를 보이지 않는다.
+  function loadNotices() {
+    show(ui.noticesPanel, false);
+    api("GET", API.notices)
+      .then(function (data) {
+        if (!data || typeof data.email_notices !== "boolean") return;
+        ui.noticesToggle.checked = data.email_notices;
+        ui.noticesStatus.textContent = "";
+        show(ui.noticesPanel, true);
+      })
+      .catch(function (err) {
+        if (err.kind === "auth") handleUnauthorized();
+      });
+  }
+
+  function onNoticesChange() {
+    var wanted = ui.noticesToggle.checked;
+    ui.noticesToggle.disabled = true;
+    api("PUT", API.notices, { email_notices: wanted })
+      .then(function (data) {
+        var on = data && typeof data.email_notices === "boolean" ? data.email_notices : wanted;
+        ui.noticesToggle.checked = on;
+        ui.noticesStatus.textContent = on ? "답변이 오면 이메일로도 알려 드립니다." : "이메일 알림을 껐습니다.";
+      })
+      .catch(function (err) {
+        if (err.kind === "auth") return handleUnauthorized();
+        ui.noticesToggle.checked = !wanted;
+        ui.noticesStatus.textContent = "알림 설정을 바꾸지 못했습니다. " + err.message;
+      })
+      .finally(function () {
+        ui.noticesToggle.disabled = false;
+      });
   }
 
   function resetAppView() {
@@ -510,6 +353,7 @@
     var tickets = data && Array.isArray(data.tickets) ? data.tickets : [];
     if (!actions.length && !tickets.length) {
       ui.requestsStatus.textContent = "아직 요청이 없습니다.";
+      setInboxBadge(0);
       return;
     }
     ui.requestsStatus.textContent = "";
@@ -531,69 +375,48 @@
 
     var unreadTotal = 0;
     tickets.forEach(function (t) {
-      var unread = Number(t.unread) || 0;
-      unreadTotal += unread;
-      var li = el("li", "item item--ticket" + (unread ? " item--unread" : ""));
-      li.tabIndex = 0;
-      li.setAttribute("role", "button");
-      li.setAttribute("data-ticket-id", t.ticket_id);
-      li.setAttribute("aria-label", "문의 " + formatNumber("T", t.ticket_id) + " 열기" + (unread ? ", 새 답변 " + unread + "건" : ""));
-      li.addEventListener("click", function () {
-        openTicket(t.ticket_id);
-      });
-      li.addEventListener("keydown", function (event) {
-        if (event.key === "Enter" || event.key === " ") {
-          event.preventDefault();
-          openTicket(t.ticket_id);
-        }
-      });
-      var head = el("div", "item__head");
-      head.appendChild(el("span", "item__id", formatNumber("T", t.ticket_id)));
-      var badges = el("span", "item__badges");
-      if (unread) badges.appendChild(el("span", "count-badge ticket-unread", "새 답변 " + unread));
-      badges.appendChild(badge(t.status, t.status_display));
-      head.appendChild(badges);
-      li.appendChild(head);
-      li.appendChild(el("p", "item__title", "상담원 티켓 · " + (t.category_display || t.category || "기타")));
-      if (t.subject) li.appendChild(el("p", "item__meta", t.subject));
-      if (t.created_at) li.appendChild(el("p", "item__sub", formatDateTime(t.created_at)));
-      ui.requestsList.appendChild(li);
+      unreadTotal += Number(t.unread) || 0;
+      ui.requestsList.appendChild(D.renderTicketItem(t, openTicket));
     });
     setInboxBadge(unreadTotal);
   }
 
   function setInboxBadge(count) {
-    ui.inboxBadge.textContent = count ? String(count) : "";
+    count = Number(count) || 0;
+    ui.inboxCount.textContent = count ? String(count) : "";
     show(ui.inboxBadge, count > 0);
   }
 
   // --- 내 문의 스레드 -------------------------------------------------------------------------
+  function threadSignature(ticket) {
+    var messages = Array.isArray(ticket.messages) ? ticket.messages : [];
+    var last = messages[messages.length - 1] || {};
+    return [ticket.ticket_id, ticket.status, messages.length, last.created_at, JSON.stringify(ticket.rating), ticket.can_rate].join("|");
+  }
+
   function renderThread(ticket) {
+    var signature = threadSignature(ticket);
+    if (state.ticketId === ticket.ticket_id && state.threadSignature === signature) return;
     state.ticketId = ticket.ticket_id;
+    state.threadSignature = signature;
     ui.ticketTitle.textContent = "문의 " + formatNumber("T", ticket.ticket_id) + " · " + (ticket.subject || "");
     clear(ui.ticketSub);
     ui.ticketSub.appendChild(badge(ticket.status, ticket.status_display));
     ui.ticketSub.appendChild(document.createTextNode(" " + (ticket.category_display || "") + " · " + formatDateTime(ticket.created_at)));
-    clear(ui.ticketMessages);
-    var messages = Array.isArray(ticket.messages) ? ticket.messages : [];
-    messages.forEach(function (m) {
-      var mine = m.author_type === "CUSTOMER";
-      var wrap = el("div", "msg " + (mine ? "msg--customer" : "msg--assistant msg--operator"));
-      var meta = el("div", "msg__meta");
-      meta.appendChild(el("span", "msg__who", mine ? "나" : m.author_display || "상담원"));
-      if (m.created_at) {
-        var time = el("time", "msg__time", formatDateTime(m.created_at));
-        time.setAttribute("datetime", String(m.created_at));
-        meta.appendChild(time);
-      }
-      wrap.appendChild(meta);
-      wrap.appendChild(el("div", "msg__bubble", m.body || ""));
-      ui.ticketMessages.appendChild(wrap);
-    });
-    if (!messages.some(function (m) { return m.author_type === "OPERATOR"; })) {
-      ui.ticketMessages.appendChild(el("p", "panel__status", "상담원이 확인하고 답변을 드릴 예정입니다."));
-    }
-    ui.ticketMessages.scrollTop = ui.ticketMessages.scrollHeight;
+    D.renderThreadMessages(ui.ticketMessages, ticket);
+    clear(ui.ticketRating);
+    var rating = D.renderRating(
+      ticket,
+      function (score, comment) {
+        return api("POST", API.rating(ticket.ticket_id), { score: score, comment: comment }).then(function (data) {
+          state.threadSignature = null;
+          return data;
+        });
+      },
+      "ticket-rating-form"
+    );
+    if (rating) ui.ticketRating.appendChild(rating);
+    show(ui.ticketRating, Boolean(rating));
     var closed = ticket.status === "CLOSED";
     show(ui.ticketForm, !closed);
     show(ui.ticketClosedNote, closed);
@@ -601,14 +424,19 @@
 
   function openTicket(id) {
     showError(ui.ticketError, "");
+    if (state.ticketId !== id) {
+      state.threadSignature = null;
+      ui.ticketTitle.textContent = "문의 " + formatNumber("T", id);
+      clear(ui.ticketMessages);
+      clear(ui.ticketRating);
+      ui.ticketMessages.appendChild(el("p", "chat__loading", "불러오는 중…"));
+    }
+    var wasOpen = !ui.ticketView.hidden;
     show(ui.ticketView, true);
-    ui.ticketTitle.textContent = "문의 " + formatNumber("T", id);
-    clear(ui.ticketMessages);
-    ui.ticketMessages.appendChild(el("p", "chat__loading", "불러오는 중…"));
     return api("GET", API.ticket(id))
       .then(function (data) {
         renderThread(data || {});
-        ui.ticketClose.focus();
+        if (!wasOpen) ui.ticketClose.focus();
         refreshSidebar(); // 연 문의의 새 답변 배지를 지운다
       })
       .catch(function (err) {
@@ -620,6 +448,7 @@
 
   function closeTicket() {
     state.ticketId = null;
+    state.threadSignature = null;
     show(ui.ticketView, false);
     ui.ticketInput.value = "";
   }
@@ -647,38 +476,29 @@
       });
   }
 
-  function pollTickets() {
-    if (!getToken() || document.hidden) return;
-    api("GET", API.tickets)
-      .then(function (tickets) {
-        tickets = Array.isArray(tickets) ? tickets : [];
-        var total = 0;
-        var changed = false;
-        tickets.forEach(function (t) {
-          var unread = Number(t.unread) || 0;
-          total += unread;
-          var item = ui.requestsList.querySelector('[data-ticket-id="' + String(t.ticket_id).replace(/"/g, "") + '"]');
-          var shown = item ? item.querySelector(".ticket-unread") : null;
-          var shownCount = shown ? Number(shown.textContent.replace(/\D/g, "")) : 0;
-          if (!item || shownCount !== unread) changed = true;
-          if (unread && state.ticketId === t.ticket_id) openTicket(t.ticket_id); // 열어 둔 스레드는 바로 갱신
-        });
-        setInboxBadge(total);
-        if (changed) refreshSidebar();
-      })
-      .catch(function (err) {
-        if (err && err.kind === "auth") handleUnauthorized();
-      });
+  // --- 새 답변: 변경 확인 --------------------------------------------------------------------
+  // 상담원 답변과 승인 결과는 이 대화에 덧붙는다: 커서가 움직이면 그 뒤의 메시지, 내 요청·문의, 연 스레드를 받는다.
+  function onLiveChange(body) {
+    if (body && typeof body.unread === "number") setInboxBadge(body.unread);
+    var work = [syncConversation(), refreshSidebar()];
+    if (state.ticketId && !ui.ticketView.hidden) work.push(openTicket(state.ticketId));
+    return Promise.all(work);
   }
 
+  var liveChanges = D.live({
+    token: getToken,
+    onChange: onLiveChange,
+    onAuth: function () {
+      handleUnauthorized();
+    },
+  });
+
   function startPolling() {
-    if (state.pollTimer) return;
-    state.pollTimer = window.setInterval(pollTickets, POLL_MS);
+    liveChanges.start();
   }
 
   function stopPolling() {
-    if (state.pollTimer) window.clearInterval(state.pollTimer);
-    state.pollTimer = null;
+    liveChanges.stop();
   }
 
   // --- 지난 대화 ------------------------------------------------------------------------------
@@ -764,75 +584,11 @@
   }
 
   // --- 대화 ---------------------------------------------------------------------------------
-  function statusCodeOf(result) {
-    var candidates = [result.status_code, result.status];
-    for (var i = 0; i < candidates.length; i++) {
-      if (candidates[i] && STATUS_TONES[candidates[i]]) return candidates[i];
-    }
-    // 상태가 한국어 라벨로만 온 경우
-    return CODE_BY_LABEL[result.status_display] || CODE_BY_LABEL[result.status] || "";
-  }
-
-  function kindLabelOf(result) {
-    if (result.kind_display) return result.kind_display;
-    if (result.kind && /[^\x00-\x7F]/.test(result.kind)) return result.kind;
-    return TOOL_LABELS[result.tool] || result.tool || "처리 결과";
-  }
-
-  function renderResultCard(result) {
-    var isTicket = !result.action_id && result.ticket_id;
-    var card = el("div", "result-card");
-    card.setAttribute("role", "group");
-
-    var head = el("div", "result-card__head");
-    var number = isTicket ? formatNumber("T", result.ticket_id) : formatNumber("A", result.action_id);
-    head.appendChild(el("span", "result-card__number", number));
-    var code = statusCodeOf(result);
-    var label = result.status_display || STATUS_LABELS[code] || result.status || "";
-    if (label) head.appendChild(badge(code, label));
-    card.appendChild(head);
-
-    var kind = kindLabelOf(result);
-    var title = kind;
-    if (result.order_id) title += " · " + result.order_id;
-    card.appendChild(el("p", "result-card__title", title));
-    card.setAttribute("aria-label", kind + " " + number + " " + label);
-
-    if (typeof result.message === "string" && result.message) {
-      card.appendChild(el("p", "result-card__note", result.message));
-    }
-    if (code) card.classList.add("result-card--" + (STATUS_TONES[code] || "gray"));
-    return card;
-  }
-
-  function renderRefusalCard(result) {
-    var card = el("div", "result-card result-card--refused");
-    card.setAttribute("role", "group");
-    var head = el("div", "result-card__head");
-    var title = result.needs_clarification ? "추가 확인이 필요합니다" : "처리하지 못했습니다";
-    head.appendChild(el("span", "result-card__refused-title", title));
-    if (result.tool && TOOL_LABELS[result.tool]) head.appendChild(el("span", "result-card__tool", TOOL_LABELS[result.tool]));
-    card.appendChild(head);
-    var reason = result.reason || MSG.refusedDefault;
-    if (result.order_id) card.appendChild(el("p", "result-card__title", "주문 " + result.order_id));
-    card.appendChild(el("p", "result-card__reason", reason));
-    card.setAttribute("aria-label", title + ": " + reason);
-    return card;
-  }
-
-  function renderToolResults(results) {
-    if (!Array.isArray(results) || !results.length) return null;
-    var box = el("div", "result-list");
-    results.forEach(function (result) {
-      if (!result || typeof result !== "object") return;
-      if (result.action_id || result.ticket_id) {
-        box.appendChild(renderResultCard(result));
-      } else if (result.ok === false) {
-        box.appendChild(renderRefusalCard(result));
-      }
-    });
-    return box.childNodes.length ? box : null;
-  }
+  var cardOptions = {
+    onOpenTicket: function (ticketId) {
+      openTicket(ticketId);
+    },
+  };
 
   function removeEmptyState() {
     var empty = ui.messageList.querySelector(".chat__empty");
@@ -847,8 +603,8 @@
       el(
         "p",
         "chat__empty-text",
-        "주문 조회, 배송지 변경, 교환 접수, 환불·취소 요청, 상담원 연결을 도와드립니다. " +
-          "환불과 취소는 담당자 승인 후 처리됩니다."
+        "AI 상담원이 먼저 답변하고, 원하시면 사람 상담원에게 연결해 드립니다. " +
+          "주문 조회, 배송지 변경, 교환 접수, 환불·취소 요청을 도와드리며 환불과 취소는 담당자 승인 후 처리됩니다."
       )
     );
     ui.messageList.appendChild(box);
@@ -858,40 +614,51 @@
     ui.messageList.scrollTop = ui.messageList.scrollHeight;
   }
 
+  // What the log already shows, so a later fetch adds only what is new.
+  function remember(message) {
+    state.seen[D.messageKey(message)] = true;
+    if (message.id !== undefined && message.id !== null) {
+      var n = Number(message.id);
+      if (!isNaN(n) && (state.lastMessageId === null || n > state.lastMessageId)) state.lastMessageId = n;
+    }
+  }
+
   function appendMessage(message) {
     removeEmptyState();
-    var isCustomer = message.role === "customer";
-    var wrap = el("div", "msg " + (isCustomer ? "msg--customer" : "msg--assistant"));
-    var meta = el("div", "msg__meta");
-    meta.appendChild(el("span", "msg__who", isCustomer ? "나" : "AI 상담원"));
-    if (message.created_at) {
-      var time = el("time", "msg__time", formatDateTime(message.created_at));
-      time.setAttribute("datetime", String(message.created_at));
-      meta.appendChild(time);
-    }
-    wrap.appendChild(meta);
-    wrap.appendChild(el("div", "msg__bubble", message.content || ""));
-    if (!isCustomer) {
-      var cards = renderToolResults(message.tool_results);
-      if (cards) wrap.appendChild(cards);
-    }
-    ui.messageList.appendChild(wrap);
+    var node = D.renderMessage(message, cardOptions);
+    ui.messageList.appendChild(node);
     scrollToBottom();
-    return wrap;
+    return node;
+  }
+
+  /*
+   * Messages that arrived while the page was open: a person's answer (operator) or an outcome (system). The
+   * customer's own turns and the agent's replies are drawn by the turn that sent them, so here they are only
+   * remembered; a message is drawn once, whether the server numbers messages yet or not.
+   */
+  function syncConversation() {
+    var id = getConversationId();
+    if (!id || state.restoring) return Promise.resolve();
+    var path = API.conversation(id) + (state.lastMessageId !== null ? "?after=" + encodeURIComponent(state.lastMessageId) : "");
+    return api("GET", path)
+      .then(function (data) {
+        if (getConversationId() !== id) return;
+        var messages = data && Array.isArray(data.messages) ? data.messages : [];
+        messages.forEach(function (m) {
+          var key = D.messageKey(m);
+          if (state.seen[key]) return;
+          if (m.role === "operator" || m.role === "system") appendMessage(m);
+          remember(m);
+        });
+      })
+      .catch(function (err) {
+        if (err.kind === "auth") handleUnauthorized();
+      });
   }
 
   function appendTyping() {
     removeEmptyState();
-    var wrap = el("div", "msg msg--assistant msg--typing");
-    var meta = el("div", "msg__meta");
-    meta.appendChild(el("span", "msg__who", "AI 상담원"));
-    wrap.appendChild(meta);
-    var bubble = el("div", "msg__bubble");
-    var spinner = el("span", "spinner spinner--dark");
-    spinner.setAttribute("aria-hidden", "true");
-    bubble.appendChild(spinner);
-    bubble.appendChild(el("span", "msg__typing-text", "답변을 준비하고 있습니다…"));
-    wrap.appendChild(bubble);
+    var wrap = D.renderTyping();
     ui.messageList.appendChild(wrap);
     scrollToBottom();
     return wrap;
@@ -902,40 +669,15 @@
     node.appendChild(el("div", "msg__failed", "전송 실패"));
   }
 
-  function clarificationChoices(results) {
-    if (!Array.isArray(results)) return null;
-    for (var i = 0; i < results.length; i++) {
-      var r = results[i];
-      if (r && r.needs_clarification === true) {
-        var choices = Array.isArray(r.choices)
-          ? r.choices.filter(function (c) {
-              return typeof c === "string" && c.trim();
-            })
-          : [];
-        return choices.length ? choices : CLARIFY_CHOICES;
-      }
-    }
-    return null;
-  }
-
   function renderQuickReplies(results) {
-    clear(ui.quickReplies);
-    var choices = clarificationChoices(results);
-    if (!choices) {
-      show(ui.quickReplies, false);
-      return;
-    }
-    ui.quickReplies.appendChild(el("span", "quick-replies__label", "사유를 선택해 주세요"));
-    choices.forEach(function (choice) {
-      var button = el("button", "btn btn--chip", choice);
-      button.type = "button";
-      button.disabled = state.busy;
-      button.addEventListener("click", function () {
+    D.renderChips(
+      ui.quickReplies,
+      results,
+      function (choice) {
         sendMessage(choice, { fromQuickReply: true });
-      });
-      ui.quickReplies.appendChild(button);
-    });
-    show(ui.quickReplies, true);
+      },
+      state.busy
+    );
   }
 
   function hideQuickReplies() {
@@ -954,6 +696,8 @@
   }
 
   function resetConversationView() {
+    state.seen = {};
+    state.lastMessageId = null;
     hideQuickReplies();
     showError(ui.chatError, "");
     renderEmptyState();
@@ -964,6 +708,7 @@
     resetConversationView();
     if (!id) return;
     setBusy(true);
+    state.restoring = true;
     var loading = el("p", "chat__loading", "이전 대화를 불러오는 중…");
     ui.messageList.appendChild(loading);
     api("GET", API.conversation(id))
@@ -972,7 +717,10 @@
         var messages = data && Array.isArray(data.messages) ? data.messages : [];
         if (!messages.length) return;
         clear(ui.messageList);
-        messages.forEach(appendMessage);
+        messages.forEach(function (m) {
+          appendMessage(m);
+          remember(m);
+        });
         var last = messages[messages.length - 1];
         if (last && last.role === "assistant") renderQuickReplies(last.tool_results);
       })
@@ -986,6 +734,7 @@
         showError(ui.chatError, "이전 대화를 불러오지 못했습니다. " + err.message);
       })
       .finally(function () {
+        state.restoring = false;
         setBusy(false);
       });
   }
@@ -1090,6 +839,9 @@
   // --- 시작 ---------------------------------------------------------------------------------
   function init() {
     cacheElements();
+    var linked = new URLSearchParams(window.location.search).get("ticket");
+    if (linked && /^T?\d{1,12}$/.test(linked)) state.linkedTicket = linked;
+    if (linked) window.history.replaceState(null, "", window.location.pathname);
     ui.loginForm.addEventListener("submit", onLoginSubmit);
     ui.logoutButton.addEventListener("click", onLogout);
     ui.refreshButton.addEventListener("click", function () {
@@ -1100,10 +852,12 @@
     ui.inboxButton.addEventListener("click", function () {
       var heading = document.getElementById("requests-heading");
       heading.scrollIntoView({ block: "start" });
-      var first = ui.requestsList.querySelector(".item--unread") || ui.requestsList.querySelector(".item--ticket");
+      var first =
+        ui.requestsList.querySelector(".item--unread .item__open") || ui.requestsList.querySelector(".item--ticket .item__open");
       if (first) first.focus();
     });
     ui.ticketClose.addEventListener("click", closeTicket);
+    ui.noticesToggle.addEventListener("change", onNoticesChange);
     ui.ticketForm.addEventListener("submit", onTicketSubmit);
     ui.ticketView.addEventListener("click", function (event) {
       if (event.target === ui.ticketView) closeTicket();
