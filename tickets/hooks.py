@@ -53,3 +53,20 @@ def reply_sent_register(name: str, hook: ReplySent) -> None:
 
 def reply_sent_hooks() -> list[Callable[..., None]]:
     return list(_reply_sent.values())
+
+
+class DataRequestRunner(Protocol):
+    def __call__(self, *, customer_id: str, actor_label: str) -> dict: ...
+
+
+# What runs a customer's data request of each kind (ACCESS: the export, ERASURE: the erasure), filled in by the app
+# that can read every table (retention, a face) at start-up. A kind with no runner is carried out by a person.
+_data_request_runners: dict[str, DataRequestRunner] = {}
+
+
+def data_request_runner_register(kind: str, runner: DataRequestRunner) -> None:
+    _data_request_runners[kind] = runner
+
+
+def data_request_runner(kind: str) -> DataRequestRunner | None:
+    return _data_request_runners.get(kind)
