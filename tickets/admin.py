@@ -29,7 +29,7 @@ from common.numbering import parse_number
 from common.redaction import mask_email, mask_phone
 from orders.models import Order
 from tickets import policy
-from tickets.models import OperatorStatus, Tag, Ticket, TicketEvent, TicketMessage
+from tickets.models import DataSubjectRequest, OperatorStatus, Tag, Ticket, TicketEvent, TicketMessage
 from tickets.presence import presence_beat, presence_leave, presence_list
 from tickets.sections import (
     ANSWER,
@@ -48,6 +48,8 @@ from tickets.services import (
     AUTO_ASSIGN_ROUND_ROBIN,
     CONVERSATION_AUTHORS,
     REPLY_PERMISSION,
+    data_request_run,
+    data_request_verify,
     operator_availability_set,
     ticket_assign,
     ticket_edit,
@@ -511,3 +513,46 @@ class OperatorStatusAdmin(ReadOnlyAdmin):
         if not (str(object_id).isascii() and str(object_id).isdigit()) or int(object_id) > 2**63 - 1:
             return None
         return super().get_object(request, object_id, from_field)
+
+
+@admin.register(DataSubjectRequest)
+class DataSubjectRequestAdmin(ReadOnlyAdmin):
+    """Customers' requests about their own data, nearest due first: a person verifies who asked, then runs it (the
+    export or the erasure, tickets.hooks) from here; the result stays on the request."""
+
+    list_display = ("number", "customer", "kind", "status", "due_at", "identity_verified", "source", "created_at")
+    list_filter = ("status", "kind", "identity_verified")
+    list_select_related = ("customer",)
+    search_fields = ("customer__customer_id",)
+    readonly_fields = ("result",)
+    actions = ["verify_selected", "run_selected"]
+
+    @admin.display(description="접수번호", ordering="id")
+    def number(self, obj: DataSubjectRequest) -> str:
+        return obj.number
+
+    def has_handle_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("tickets.handle_data_request")
+
+    @admin.action(description="선택한 요청: 본인 확인 완료", permissions=["handle"])
+    def verify_selected(self, request, queryset):
+        verified = sum(data_request_verify(request=item, actor=request.user) for item in queryset)
+        self.message_user(
+            request, ngettext("%d건을 본인 확인했습니다.", "%d건을 본인 확인했습니다.", verified) % verified
+        )
+
+    @admin.action(description="선택한 요청 처리(열람 자료 생성·삭제 실행)", permissions=["handle"])
+    def run_selected(self, request, queryset):
+        done, errors = 0, []
+        for item in queryset:
+            try:
+                data_request_run(request=item, actor=request.user)
+                done += 1
+            except DomainError as exc:
+                errors.append(f"{item.number}: {exc.message}")
+        if done:
+            self.message_user(
+                request, ngettext("%d건을 처리했습니다.", "%d건을 처리했습니다.", done) % done, messages.SUCCESS
+            )
+        for error in errors:
+            self.message_user(request, error, messages.ERROR)

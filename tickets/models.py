@@ -33,6 +33,8 @@ class Ticket(models.Model):
         ERROR = "ERROR", "오류"
         COMPENSATION = "COMPENSATION", "보상"
         CALLBACK = "CALLBACK", "상담원연결"
+        # A customer asks a person to look again at what the agent decided by itself (개인정보 보호법 제37조의2).
+        AUTO_REVIEW = "AUTO_REVIEW", "자동처리 재검토"
         OTHER = "OTHER", "기타"
 
     class Status(models.TextChoices):
@@ -71,6 +73,9 @@ class Ticket(models.Model):
     # The chat conversation that handed this ticket to a person (agent's create_ticket or a model failure).
     # A plain UUID, not a foreign key: tickets sit below chat. At most one open handoff per conversation.
     chat_conversation_id = models.UUIDField("채팅 대화", null=True, blank=True, editable=False)
+    # The action record (처리번호, e.g. A00012) a review ticket asks a person to look at again. A plain number,
+    # not a foreign key: tickets and actions are independent. At most one open review per record.
+    review_of = models.CharField("재검토 대상 처리번호", max_length=12, blank=True, default="", editable=False)
     # When the customer last opened the thread: operator replies after it are unread (the chat page's badge).
     customer_seen_at = models.DateTimeField("고객 확인일시", null=True, blank=True, editable=False)
     # Who handles it now (a staff user); changed only by tickets.services.ticket_assign (an ASSIGNED event each).
@@ -121,6 +126,9 @@ class Ticket(models.Model):
                 fields=["chat_conversation_id"],
                 condition=Q(chat_conversation_id__isnull=False) & ~Q(status="CLOSED"),
                 name="ticket_one_open_handoff_per_conversation",
+            ),
+            models.UniqueConstraint(
+                fields=["review_of"], condition=~Q(review_of="") & ~Q(status="CLOSED"), name="ticket_one_open_review"
             ),
         ]
 
@@ -273,6 +281,7 @@ class DataSubjectRequest(models.Model):
         verbose_name = "개인정보 열람·삭제 요청"
         verbose_name_plural = "개인정보 열람·삭제 요청"
         ordering = ["due_at", "id"]
+        permissions = [("handle_data_request", "개인정보 열람·삭제 요청의 본인 확인과 처리를 할 수 있음")]
         constraints = [
             models.CheckConstraint(
                 condition=Q(kind__in=["ACCESS", "CORRECTION", "ERASURE", "SUSPENSION"]), name="dsr_kind_valid"

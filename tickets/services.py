@@ -149,6 +149,7 @@ def ticket_create(
     order: Order | None = None,
     chat_conversation_id: uuid.UUID | None = None,
     after_refused_money_request: bool = False,
+    review_of: str = "",
 ) -> Ticket:
     """Open a ticket whose first message is the customer's words. Its priority comes from the rules
     (tickets.policy.initial_priority: `after_refused_money_request` is a chat handoff after the agent refused a
@@ -168,6 +169,7 @@ def ticket_create(
             source=source,
             order=order,
             chat_conversation_id=chat_conversation_id,
+            review_of=review_of,
             priority=priority,
             created_at=now,
         )
@@ -768,3 +770,29 @@ def data_request_run(*, request: DataSubjectRequest, actor: AbstractBaseUser) ->
         locked.save(update_fields=["result", "status", "done_at"])
     log.info("data_request.done request_id=%s kind=%s actor_id=%s", locked.number, locked.kind, actor.pk)
     return locked
+
+
+def review_ticket_open(
+    *, customer: Customer, record_number: str, order: Order | None, body: str, author: AbstractBaseUser | None
+) -> tuple[Ticket, bool]:
+    """A person is asked to review what the agent decided by itself (record `record_number`): one open review
+    ticket per record, linked by its number; asking again returns the open one (created=False)."""
+    open_review = Ticket.objects.filter(review_of=record_number).exclude(status=Ticket.Status.CLOSED)
+    found = open_review.first()
+    if found is not None:
+        return found, False
+    try:
+        with transaction.atomic():
+            ticket = ticket_create(
+                customer=customer,
+                category=Ticket.Category.AUTO_REVIEW,
+                subject=f"자동 처리 재검토 요청 ({record_number})",
+                body=body or f"{record_number} 처리를 사람이 다시 검토해 주세요.",
+                source=Ticket.Source.AGENT,
+                author=author,
+                order=order,
+                review_of=record_number,
+            )
+    except IntegrityError:
+        return open_review.get(), False
+    return ticket, True
