@@ -77,6 +77,13 @@ def _conversations_expired(now: datetime) -> QuerySet:
     )
 
 
+def _data_requests_expired(now: datetime) -> QuerySet:
+    # A handled request (and the export it holds) is a record of a complaint's handling: kept as long, then gone.
+    return DataSubjectRequest.objects.exclude(status=DataSubjectRequest.Status.OPEN).filter(
+        done_at__lt=_cutoff("COMPLAINT", now)
+    )
+
+
 def _model_calls_expired(now: datetime) -> QuerySet:
     return LLMCall.objects.filter(created_at__lt=_cutoff(policy.model_call_rule(_overrides()), now))
 
@@ -182,6 +189,7 @@ def sweep_steps() -> list[Step]:
     return [
         Step("tickets", "COMPLAINT", True, _tickets_expired, _delete(Ticket)),
         Step("conversations", "COMPLAINT", True, _conversations_expired, _delete(Conversation)),
+        Step("data_requests", "COMPLAINT", True, _data_requests_expired, _delete(DataSubjectRequest)),
         Step("model_calls", policy.model_call_rule(_overrides()), True, _model_calls_expired, _delete(LLMCall)),
         Step("service_events", "ACCESS", True, _service_events_expired, _delete(ServiceEvent)),
         Step("orders", "CONTRACT", True, _orders_expired, _orders_destroy),

@@ -12,6 +12,7 @@ from django.core.management import call_command
 
 from actions.models import ActionEvent, ActionRecord
 from chat.models import ChatMessage, Conversation, ToolCall
+from common.actors import Actor
 from diagnostics.models import ServiceEvent
 from llm.models import LLMCall
 from ops.sweep import sweep_run
@@ -19,7 +20,8 @@ from orders.models import Customer, Order
 from retention.models import RetentionRun
 from retention.services import ERASED, retention_sweep
 from retention.tests.factories import LATER, NEW_ADDRESS, at
-from tickets.models import Ticket, TicketMessage
+from tickets.models import DataSubjectRequest, Ticket, TicketMessage
+from tickets.services import data_request_open
 
 pytestmark = pytest.mark.django_db
 
@@ -145,3 +147,19 @@ def test_the_periodic_sweep_runs_retention(history, later):
     assert not Conversation.objects.filter(pk=history.old_chat.pk).exists()
     assert LLMCall.objects.filter(pk=history.recent_call.pk).exists()
     assert ServiceEvent.objects.filter(pk=history.recent_event.pk).exists()
+
+
+def test_a_handled_data_request_goes_after_the_complaint_period_an_open_one_stays(history, later):
+    agent = Actor.customer_agent(history.c003)
+    handled, _ = data_request_open(customer=history.c003, kind="ACCESS", source="API", actor=agent)
+    waiting, _ = data_request_open(customer=history.c003, kind="ERASURE", source="API", actor=agent)
+    DataSubjectRequest.objects.filter(pk=handled.pk).update(
+        status="DONE", identity_verified=True, done_at=at(2026, 8, 1), result={"tables": {}}
+    )
+    recent, _ = data_request_open(customer=history.c005, kind="ACCESS", source="API", actor=agent)
+    DataSubjectRequest.objects.filter(pk=recent.pk).update(
+        status="DONE", identity_verified=True, done_at=at(2028, 1, 1)
+    )
+    retention_sweep()
+    assert not _exists(handled)
+    assert _exists(waiting) and _exists(recent)
