@@ -17,6 +17,7 @@ from tickets.policy import (
     Clocks,
     Targets,
     auto_close_due,
+    data_request_due,
     due_times,
     initial_priority,
     nearest_due,
@@ -158,3 +159,18 @@ def test_auto_close_after_days_without_a_customer_reply(status, answered_at, now
 
 def test_normalise_reply_ignores_line_endings_and_surrounding_space():
     assert normalise_reply("  안녕하세요\r\n감사합니다 \n") == "안녕하세요\n감사합니다"
+
+
+@pytest.mark.parametrize(
+    ("received", "due"),
+    [
+        # 10 days from the day after: Mon 27 July → Thu 6 August, at closing.
+        ("2026-07-27 10:00", "2026-08-06 18:00"),
+        # The 10th day is a Saturday: the desk answers by the Friday before, never after the law's day.
+        ("2026-07-29 15:00", "2026-08-07 18:00"),
+        # The 10th day is a holiday (17 August here): the open day before it.
+        ("2026-08-07 20:00", "2026-08-14 18:00"),
+    ],
+)
+def test_a_data_request_is_due_by_closing_on_the_last_open_day_within_ten_days(received, due):
+    assert data_request_due(at(received), CAL) == at(due)
