@@ -10,6 +10,7 @@ import pytest
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.db import models
 
 from accounts.models import AuthToken
@@ -157,3 +158,9 @@ def test_an_access_request_hands_over_the_export(full):
     data_request_verify(request=request, actor=admin)
     done = data_request_run(request=request, actor=admin)
     assert len(done.result["tables"]["orders.Order"]) == 4
+
+
+def test_an_unknown_customer_is_an_error_and_nothing_changes(shop):
+    with pytest.raises(CommandError):
+        call_command("customer_data", "erase", "C999", stdout=StringIO())
+    assert not RetentionMark.objects.exists()
