@@ -263,3 +263,50 @@ def refund_deadline_state(*, deadline: date, today: date, settled_on: date | Non
     if business_day_after(today, 1, calendar) >= deadline:
         return DEADLINE_AT_RISK
     return DEADLINE_OK
+
+
+@dataclass(frozen=True)
+class Criterion:
+    title: str
+    lines: tuple[str, ...]
+
+
+def automated_criteria(windows: Windows) -> list[Criterion]:
+    """The rules the agent's tools apply by themselves, in words a customer reads (개인정보 보호법 제37조의2: the
+    criteria of automated decisions are published). Built from the same constants and windows the decisions
+    above use, so the page cannot say other than what the tools do."""
+    before = "·".join(status_label(s) for s in sorted(BEFORE_SHIPPING, key=list(S.values).index))
+    return [
+        Criterion(
+            "배송지 변경 (자동 처리)",
+            (
+                f"주문 상태가 {before}일 때만 바꿀 수 있습니다. 그 밖의 상태(예: {status_label(S.SHIPPING)})에서는 "
+                "바꾸지 않습니다.",
+                f"새 배송지는 {ADDRESS_MIN_LEN}자 이상 {ADDRESS_MAX_LEN}자 이내의 전체 주소여야 합니다.",
+                "이전 배송지는 처리 기록에 남습니다.",
+            ),
+        ),
+        Criterion(
+            "교환 접수 (자동 처리)",
+            (
+                f"주문 상태가 {status_label(S.DELIVERED)}일 때만 접수합니다.",
+                f"{ReasonCategory.CHANGE_OF_MIND.label}: 배송 완료 후 {windows.return_days}일 이내, "
+                f"{ReasonCategory.DEFECT.label}·{ReasonCategory.WRONG_ITEM.label}: 배송 완료 후 "
+                f"{windows.defect_days}일 이내에 접수할 수 있습니다.",
+                "사유가 분명하지 않으면 처리하지 않고 사유를 여쭙니다.",
+                "같은 상품의 다른 옵션으로만 교환되며, 그 옵션의 재고가 1개 이상 있어야 접수됩니다"
+                "(재고는 접수 시 예약).",
+                "한 주문은 한 번만 교환 접수할 수 있습니다.",
+            ),
+        ),
+        Criterion(
+            "환불·주문취소 (사람이 결정)",
+            (
+                f"{before} 주문은 주문취소요청, {status_label(S.DELIVERED)} 주문은 환불요청으로 접수되며, "
+                "에이전트는 접수만 하고 결정은 담당자가 합니다.",
+                f"환불 요청 기간은 교환과 같습니다({ReasonCategory.CHANGE_OF_MIND.label} {windows.return_days}일, "
+                f"{ReasonCategory.DEFECT.label}·{ReasonCategory.WRONG_ITEM.label} {windows.defect_days}일).",
+                f"승인된 환불은 승인 후 영업일 {REFUND_DEADLINE_BUSINESS_DAYS}일 이내에 처리합니다.",
+            ),
+        ),
+    ]

@@ -14,6 +14,7 @@ option, a reason), so nobody is asked for details a refusal makes pointless.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -58,6 +59,10 @@ HELP_TEXT = (
     "- 상담원 연결 (결제·계정 문제, 보상 요청 등)\n"
     "원하시는 내용을 말씀해 주세요."
 )
+# The request_my_data tool's kinds by label (tickets.DataSubjectRequest.Kind; not imported: this module loads
+# before the app registry, from chat/apps.py).
+DATA_KIND_LABELS = {"ACCESS": "열람", "CORRECTION": "정정", "ERASURE": "삭제", "SUSPENSION": "처리정지"}
+ACTION_NUMBER = re.compile(r"[Aa][0-9]{5,}")
 NEXT_STEP = "다른 도움이 필요하시면 말씀해 주세요. '상담원 연결'이라고 하시면 상담원에게 넘겨 드립니다."
 
 
@@ -289,6 +294,18 @@ def run_agent(messages: list[dict], available_tools: frozenset[str]) -> dict:
     if intent is None:
         return text(HELP_TEXT)
 
+    if intent == nlu.MY_DATA:
+        done = turn.result_of("request_my_data")
+        if done is None:
+            kind = nlu.data_request_kind(request.texts[-1] if request.texts else turn.current)
+            return call("request_my_data", {"kind": DATA_KIND_LABELS.get(kind or "ACCESS", "열람")})
+        return reply_code_built(done.result)
+    if intent == nlu.REVIEW:
+        done = turn.result_of("request_human_review")
+        if done is None:
+            named = ACTION_NUMBER.search(request.joined)
+            return call("request_human_review", {"action_id": named.group(0).upper() if named else ""})
+        return reply_code_built(done.result)
     if intent == nlu.REQUESTS:
         done = turn.result_of("get_my_requests")
         if done is None:
@@ -621,6 +638,13 @@ def reply_action(intent: str, run: ToolRun, orders: list[dict], asked: str = "")
 def reply_failure(result: dict | None) -> dict:
     reason = (result or {}).get("reason") or "요청을 처리하지 못했습니다."
     return text(f"{reason} {NEXT_STEP}")
+
+
+def reply_code_built(result: dict | None) -> dict:
+    """The tool's own message; the due date or review sentence is appended by chat.services, as for any model."""
+    if not result or not result.get("ok"):
+        return reply_failure(result)
+    return text(str(result.get("message", "")))
 
 
 def reply_ticket(result: dict | None) -> dict:

@@ -25,7 +25,7 @@ from common.tokenize import Morpheme, morphemes
 from orders.policy import PRODUCT_NICKNAMES, product_words
 
 # --- vocabulary ----------------------------------------------------------------------------------
-ORDERS, TRACK, ADDRESS, EXCHANGE, REFUND, CANCEL, TICKET, HANDOFF, REQUESTS = (
+ORDERS, TRACK, ADDRESS, EXCHANGE, REFUND, CANCEL, TICKET, HANDOFF, REQUESTS, MY_DATA, REVIEW = (
     "orders",
     "track",
     "address",
@@ -35,8 +35,10 @@ ORDERS, TRACK, ADDRESS, EXCHANGE, REFUND, CANCEL, TICKET, HANDOFF, REQUESTS = (
     "ticket",
     "handoff",
     "requests",
+    "my_data",
+    "review",
 )
-INTENTS = (ORDERS, TRACK, ADDRESS, EXCHANGE, REFUND, CANCEL, TICKET, HANDOFF, REQUESTS)
+INTENTS = (ORDERS, TRACK, ADDRESS, EXCHANGE, REFUND, CANCEL, TICKET, HANDOFF, REQUESTS, MY_DATA, REVIEW)
 ACTION_INTENTS = frozenset({ADDRESS, EXCHANGE, REFUND, CANCEL})
 
 CHANGE_OF_MIND, DEFECT, WRONG_ITEM, UNCLEAR = "단순변심", "상품하자", "오배송", "확인필요"
@@ -367,6 +369,35 @@ def _is_question(m: Morpheme) -> bool:
     )
 
 
+_MY_DATA = re.compile(r"(개인\s*정보|(내|제|나의|저의|고객)\s*정보)")
+# Kind codes of tickets.DataSubjectRequest.Kind, by what the customer says they want done with their data.
+_DATA_KINDS = (
+    ("ERASURE", ("삭제", "지워", "지우", "파기", "없애", "탈퇴")),
+    ("CORRECTION", ("정정", "고쳐", "수정")),
+    ("SUSPENSION", ("처리정지", "이용정지", "정지", "중지", "그만")),
+    ("ACCESS", ("열람", "보여", "볼수", "보고싶", "내려받", "다운로드", "사본")),
+)
+_REVIEW = re.compile(r"(재\s*검토|다시\s*검토|검토\s*다시|(사람|직원|상담원|담당자)\S*\s*(이|가)?\s*(직접\s*)?검토)")
+
+
+def data_request_kind(text: str | Analysed) -> str | None:
+    """The kind of request about one's personal data (ACCESS, CORRECTION, ERASURE, SUSPENSION), if the text asks
+    for one ("내 정보 열람 요청", "개인정보 삭제해 주세요"); None otherwise."""
+    a = text if isinstance(text, Analysed) else analyse(text)
+    if not _MY_DATA.search(a.text):
+        return None
+    for kind, words in _DATA_KINDS:
+        if a.says(*words):
+            return kind
+    return None
+
+
+def asks_review(text: str | Analysed) -> bool:
+    """ "사람이 다시 검토해 주세요" and close variants (재검토, 직원이 검토): a person reviews an automated decision."""
+    a = text if isinstance(text, Analysed) else analyse(text)
+    return bool(_REVIEW.search(a.text))
+
+
 def detect_intent(text: str | Analysed) -> str | None:
     a = text if isinstance(text, Analysed) else analyse(text)
     if not a.ms:
@@ -377,6 +408,12 @@ def detect_intent(text: str | Analysed) -> str | None:
         wanted = set(words)
         return any(m.form in wanted for i, m in enumerate(a.ms) if i not in off)
 
+    # 0. a request about one's own personal data (내 정보 열람/삭제 요청), or a person asked to look again at
+    # what the agent decided by itself (사람이 다시 검토해 주세요): before "요청" reads as a status question
+    if data_request_kind(a) is not None:
+        return MY_DATA
+    if asks_review(a):
+        return REVIEW
     # 0. money the customer was told about and does not see: a person checks the payment
     if money_missing(a):
         return TICKET

@@ -146,6 +146,7 @@ def _answer(
         content = prompts.claim_safe_reply([c.result for c in outcome.calls])
         result_outcome = ChatMessage.Outcome.CLAIM_BLOCKED
     content = _with_after_hours_notice(content, [c.result.get("after_hours_notice") for c in outcome.calls])
+    content = _with_notices(content, [c.result.get(key) for c in outcome.calls for key in CODE_NOTICE_KEYS])
     results = [_public_result(c.tool, c.result) for c in outcome.calls]
     try:
         with transaction.atomic():
@@ -189,6 +190,18 @@ def _with_after_hours_notice(content: str, notices: list[str | None]) -> str:
     if not notice or notice in content:
         return content
     return f"{content}\n\n{notice}" if content else notice
+
+
+# Sentences a tool result carries for the customer that the reply must say as written, whatever the model wrote:
+# that a decision was automated and a person reviews it on request (제37조의2), a data request's due date.
+CODE_NOTICE_KEYS = ("automated_decision_notice", "data_request_notice")
+
+
+def _with_notices(content: str, notices: list[str | None]) -> str:
+    for notice in dict.fromkeys(n for n in notices if n):
+        if notice not in content:
+            content = f"{content}\n\n{notice}" if content else notice
+    return content
 
 
 def _unsupported_claims(customer: Customer, outcome: AgentOutcome) -> list[Claim]:

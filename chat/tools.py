@@ -40,13 +40,21 @@ from actions.selectors import (
 )
 from chat.selectors import money_request_refused
 from common.actors import Actor
-from common.business_hours import after_hours_notice, business_calendar
-from common.clock import now, today
+from common.business_hours import WEEKDAY_NAMES, after_hours_notice, business_calendar
+from common.choices import choice_parse
+from common.clock import SEOUL, now, today
 from common.errors import DomainError, NotFound
+from common.numbering import parse_number
 from orders.models import Customer, Order
-from tickets.models import Ticket
+from tickets.models import DataSubjectRequest, Ticket
 from tickets.selectors import customer_ticket_list
-from tickets.services import ticket_create, ticket_handoff_get_or_create, ticket_message_add
+from tickets.services import (
+    data_request_open,
+    review_ticket_open,
+    ticket_create,
+    ticket_handoff_get_or_create,
+    ticket_message_add,
+)
 
 log = logging.getLogger(__name__)
 
@@ -96,10 +104,35 @@ class TicketArgs(_Args):
     category: str = Field(
         default="기타",
         description="분류: 배송, 교환/반품, 결제, 계정, 오류, 보상, 상담원연결, 기타",
-        json_schema_extra={"enum": [c.label for c in Ticket.Category]},
+        # A review of an automated decision has its own tool (request_human_review), linked to the record.
+        json_schema_extra={"enum": [c.label for c in Ticket.Category if c != Ticket.Category.AUTO_REVIEW]},
     )
     summary: str = Field(description="상담원이 읽을 요청 요약", min_length=1, max_length=1000)
     order_id: str = Field(default="", description="요청이 관한 고객의 주문번호 (있으면)", max_length=32)
+
+
+class DataRequestArgs(_Args):
+    kind: str = Field(
+        description="요청 종류: 열람(내 정보 보기), 정정, 삭제, 처리정지",
+        json_schema_extra={"enum": [k.label for k in DataSubjectRequest.Kind]},
+    )
+
+
+class ReviewArgs(_Args):
+    action_id: str = Field(
+        default="", description="다시 검토받을 처리번호 (예: A00012). 없으면 가장 최근의 자동 처리", max_length=12
+    )
+    reason: str = Field(default="", description="고객이 말한 검토 요청 사유 요약", max_length=500)
+
+
+# What the agent decided by itself, without a person (개인정보 보호법 제37조의2): the reply says so and how to ask
+# for a person, whatever the model wrote (chat.services appends it from the tool result).
+AUTOMATED_KINDS = (ActionRecord.Kind.ADDRESS_CHANGE, ActionRecord.Kind.EXCHANGE)
+CRITERIA_PATH = "/criteria/"
+AUTOMATED_DECISION_NOTICE = (
+    "이 처리는 사람의 개입 없이 자동으로 결정되었습니다. 원하시면 '사람이 다시 검토해 주세요'라고 말씀해 "
+    f"주세요. 담당자가 다시 검토합니다. 자동 처리 기준: {CRITERIA_PATH}"
+)
 
 
 @dataclass
@@ -346,6 +379,7 @@ def change_shipping_address(ctx: ToolContext, args: ChangeAddressArgs) -> dict:
         record,
         new_address=record.detail["new_address"],
         message="배송지를 변경했습니다.",
+        automated_decision_notice=AUTOMATED_DECISION_NOTICE,
     )
 
 
@@ -377,7 +411,12 @@ def request_exchange(ctx: ToolContext, args: ExchangeArgs) -> dict:
         reason=_customer_bound(ctx, args.reason, order_id=args.order_id),
         actor=ctx.actor,
     )
-    return record_result(record, new_option=record.detail["new_option"], message="교환을 접수했습니다.")
+    return record_result(
+        record,
+        new_option=record.detail["new_option"],
+        message="교환을 접수했습니다.",
+        automated_decision_notice=AUTOMATED_DECISION_NOTICE,
+    )
 
 
 @agent_tool(
@@ -515,6 +554,81 @@ def get_my_requests(ctx: ToolContext, args: NoArgs) -> dict:
             for t in tickets
         ],
     }
+
+
+@agent_tool(
+    "request_my_data",
+    "[개인정보 요청] 고객이 자기 개인정보의 열람(내 정보 보기·내려받기), 정정, 삭제(탈퇴·지워 달라), 처리정지를 "
+    "요청하면 접수한다. 본인 확인 후 담당자가 처리하며, 결과에 처리 기한이 있다. 기한은 결과 그대로 전한다.",
+    DataRequestArgs,
+    label="개인정보 요청 접수",
+)
+def request_my_data(ctx: ToolContext, args: DataRequestArgs) -> dict:
+    kind = choice_parse(DataSubjectRequest.Kind, args.kind)
+    if kind is None:
+        return {"ok": False, "reason": "요청 종류를 알려 주세요: 열람, 정정, 삭제, 처리정지 중 하나입니다."}
+    request, created = data_request_open(
+        customer=ctx.customer,
+        kind=kind,
+        source=Ticket.Source.AGENT,
+        actor=ctx.actor,
+        chat_conversation_id=ctx.conversation_id,
+    )
+    due = due_words(request.due_at)
+    kind_label = request.get_kind_display()
+    return {
+        "ok": True,
+        "request_id": request.number,
+        "kind": kind_label,
+        "status": request.get_status_display(),
+        "status_code": request.status,
+        "due_at": request.due_at.isoformat(timespec="minutes"),
+        "already_open": not created,
+        "message": f"개인정보 {kind_label} 요청을 접수했습니다(접수번호 {request.number}).",
+        "data_request_notice": f"처리 기한은 {due}까지이며, 본인 확인 후 처리해 드립니다.",
+    }
+
+
+@agent_tool(
+    "request_human_review",
+    "[사람 검토] 에이전트가 자동으로 처리한 배송지 변경·교환 접수를 고객이 '사람이 다시 검토해 달라'고 하면, "
+    "그 처리 기록에 연결된 재검토 티켓을 연다. 처리번호를 모르면 비워 두면 가장 최근의 자동 처리가 대상이다.",
+    ReviewArgs,
+    label="자동 처리 재검토 요청",
+)
+def request_human_review(ctx: ToolContext, args: ReviewArgs) -> dict:
+    records = ActionRecord.objects.filter(customer=ctx.customer, kind__in=AUTOMATED_KINDS).order_by("-id")
+    if args.action_id:
+        pk = parse_number("A", args.action_id)
+        records = records.filter(pk=pk) if pk is not None else records.none()
+    record = records.select_related("order").first()
+    if record is None:
+        return {"ok": False, "reason": "다시 검토할 자동 처리 기록(배송지 변경·교환 접수)을 찾지 못했습니다."}
+    body = _customer_bound(ctx, args.reason, order_id=record.order_id) or (
+        f"{record.number} {record.get_kind_display()}: 자동 처리를 사람이 다시 검토해 주세요."
+    )
+    ticket, created = review_ticket_open(
+        customer=ctx.customer, record_number=record.number, order=record.order, body=body, author=ctx.customer.user
+    )
+    ctx.turn_ticket = ticket
+    return {
+        "ok": True,
+        "ticket_id": ticket.number,
+        "action_id": record.number,
+        "order_id": record.order_id,
+        "category": ticket.get_category_display(),
+        "status": ticket.get_status_display(),
+        "status_code": ticket.status,
+        "already_open": not created,
+        "message": f"{record.number}({record.get_kind_display()}) 처리를 담당자가 다시 검토하도록 접수했습니다"
+        f"(접수번호 {ticket.number}).",
+    }
+
+
+def due_words(at) -> str:
+    """A due time as a customer reads it: 2026년 8월 6일(목) 18:00."""
+    local = at.astimezone(SEOUL)
+    return f"{local.year}년 {local.month}월 {local.day}일({WEEKDAY_NAMES[local.weekday()]}) {local:%H:%M}"
 
 
 def make_action_tools(

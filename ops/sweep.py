@@ -22,6 +22,7 @@ from django.db import connections
 from common.outbox import outbox_purge, outbox_sweep
 from drafts.services import drafts_sweep
 from integration.services import webhooks_release_held
+from retention.services import retention_sweep_part
 from tickets.services import tickets_auto_close
 
 log = logging.getLogger(__name__)
@@ -30,8 +31,9 @@ log = logging.getLogger(__name__)
 def sweep_run() -> dict:
     """One pass: release webhooks held for shops that are active again, hand over outbox rows that were never
     dispatched, repair drafts, delete outbox rows finished long ago, close answered tickets the customer left
-    unanswered for CS_AUTO_CLOSE_DAYS. Each part's failure (the database or the broker is down) is logged and does
-    not stop the others; the next pass retries."""
+    unanswered for CS_AUTO_CLOSE_DAYS, destroy or pseudonymise what outlived its legal period (retention). Each
+    part's failure (the database or the broker is down) is logged and does not stop the others; the next pass
+    retries."""
     summary: dict = {}
     parts = (
         ("released", webhooks_release_held),
@@ -39,6 +41,7 @@ def sweep_run() -> dict:
         ("drafts", drafts_sweep),
         ("purged", outbox_purge),
         ("auto_closed", tickets_auto_close),
+        ("retention", retention_sweep_part),
     )
     for name, part in parts:
         try:
@@ -47,12 +50,13 @@ def sweep_run() -> dict:
             log.warning("sweep.failed part=%s error=%s", name, type(exc).__name__)
             summary[name] = f"error:{type(exc).__name__}"
     log.info(
-        "sweep.done released=%s outbox=%s drafts=%s purged=%s auto_closed=%s",
+        "sweep.done released=%s outbox=%s drafts=%s purged=%s auto_closed=%s retention=%s",
         summary["released"],
         summary["outbox"],
         summary["drafts"],
         summary["purged"],
         summary["auto_closed"],
+        summary["retention"],
     )
     return summary
 

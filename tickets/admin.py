@@ -31,7 +31,7 @@ from orders.models import Order
 from privacy.admin import AccessLoggedAdmin
 from privacy.models import AccessRecord
 from tickets import policy
-from tickets.models import OperatorStatus, Tag, Ticket, TicketEvent, TicketMessage, TicketRating
+from tickets.models import DataSubjectRequest, OperatorStatus, Tag, Ticket, TicketEvent, TicketMessage, TicketRating
 from tickets.policy import CSAT_LOW
 from tickets.presence import presence_beat, presence_leave, presence_list
 from tickets.sections import (
@@ -51,6 +51,8 @@ from tickets.services import (
     AUTO_ASSIGN_ROUND_ROBIN,
     CONVERSATION_AUTHORS,
     REPLY_PERMISSION,
+    data_request_run,
+    data_request_verify,
     operator_availability_set,
     ticket_assign,
     ticket_edit,
@@ -538,3 +540,46 @@ class TicketRatingAdmin(ReadOnlyAdmin):
     list_select_related = ("ticket",)
     search_fields = ("comment",)
     date_hierarchy = "created_at"
+
+
+@admin.register(DataSubjectRequest)
+class DataSubjectRequestAdmin(ReadOnlyAdmin):
+    """Customers' requests about their own data, nearest due first: a person verifies who asked, then runs it (the
+    export or the erasure, tickets.hooks) from here; the result stays on the request."""
+
+    list_display = ("number", "customer", "kind", "status", "due_at", "identity_verified", "source", "created_at")
+    list_filter = ("status", "kind", "identity_verified")
+    list_select_related = ("customer",)
+    search_fields = ("customer__customer_id",)
+    readonly_fields = ("result",)
+    actions = ["verify_selected", "run_selected"]
+
+    @admin.display(description="접수번호", ordering="id")
+    def number(self, obj: DataSubjectRequest) -> str:
+        return obj.number
+
+    def has_handle_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("tickets.handle_data_request")
+
+    @admin.action(description="선택한 요청: 본인 확인 완료", permissions=["handle"])
+    def verify_selected(self, request, queryset):
+        verified = sum(data_request_verify(request=item, actor=request.user) for item in queryset)
+        self.message_user(
+            request, ngettext("%d건을 본인 확인했습니다.", "%d건을 본인 확인했습니다.", verified) % verified
+        )
+
+    @admin.action(description="선택한 요청 처리(열람 자료 생성·삭제 실행)", permissions=["handle"])
+    def run_selected(self, request, queryset):
+        done, errors = 0, []
+        for item in queryset:
+            try:
+                data_request_run(request=item, actor=request.user)
+                done += 1
+            except DomainError as exc:
+                errors.append(f"{item.number}: {exc.message}")
+        if done:
+            self.message_user(
+                request, ngettext("%d건을 처리했습니다.", "%d건을 처리했습니다.", done) % done, messages.SUCCESS
+            )
+        for error in errors:
+            self.message_user(request, error, messages.ERROR)

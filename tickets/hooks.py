@@ -81,3 +81,20 @@ def shop_notifies_register(fn: Callable[[str], bool] | None) -> None:
 def shop_notifies(customer_id: str) -> bool:
     """Does a connected shop notify this customer itself (so the desk sends no e-mail)?"""
     return _shop_notifies(customer_id) if _shop_notifies is not None else False
+
+
+class DataRequestRunner(Protocol):
+    def __call__(self, *, customer_id: str, actor_label: str) -> dict: ...
+
+
+# What runs a customer's data request of each kind (ACCESS: the export, ERASURE: the erasure), filled in by the app
+# that can read every table (retention, a face) at start-up. A kind with no runner is carried out by a person.
+_data_request_runners: dict[str, DataRequestRunner] = {}
+
+
+def data_request_runner_register(kind: str, runner: DataRequestRunner) -> None:
+    _data_request_runners[kind] = runner
+
+
+def data_request_runner(kind: str) -> DataRequestRunner | None:
+    return _data_request_runners.get(kind)

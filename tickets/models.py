@@ -33,6 +33,8 @@ class Ticket(models.Model):
         ERROR = "ERROR", "오류"
         COMPENSATION = "COMPENSATION", "보상"
         CALLBACK = "CALLBACK", "상담원연결"
+        # A customer asks a person to look again at what the agent decided by itself (개인정보 보호법 제37조의2).
+        AUTO_REVIEW = "AUTO_REVIEW", "자동처리 재검토"
         OTHER = "OTHER", "기타"
 
     class Status(models.TextChoices):
@@ -71,6 +73,9 @@ class Ticket(models.Model):
     # The chat conversation that handed this ticket to a person (agent's create_ticket or a model failure).
     # A plain UUID, not a foreign key: tickets sit below chat. At most one open handoff per conversation.
     chat_conversation_id = models.UUIDField("채팅 대화", null=True, blank=True, editable=False)
+    # The action record (처리번호, e.g. A00012) a review ticket asks a person to look at again. A plain number,
+    # not a foreign key: tickets and actions are independent. At most one open review per record.
+    review_of = models.CharField("재검토 대상 처리번호", max_length=12, blank=True, default="", editable=False)
     # When the customer last opened the thread: operator replies after it are unread (the chat page's badge).
     customer_seen_at = models.DateTimeField("고객 확인일시", null=True, blank=True, editable=False)
     # Who handles it now (a staff user); changed only by tickets.services.ticket_assign (an ASSIGNED event each).
@@ -121,6 +126,9 @@ class Ticket(models.Model):
                 fields=["chat_conversation_id"],
                 condition=Q(chat_conversation_id__isnull=False) & ~Q(status="CLOSED"),
                 name="ticket_one_open_handoff_per_conversation",
+            ),
+            models.UniqueConstraint(
+                fields=["review_of"], condition=~Q(review_of="") & ~Q(status="CLOSED"), name="ticket_one_open_review"
             ),
         ]
 
@@ -257,3 +265,67 @@ class TicketPresence(models.Model):
 
     def __str__(self) -> str:
         return f"{self.ticket_id} {self.user_id}"
+
+
+class DataSubjectRequest(models.Model):
+    """A customer's request about their own data (개인정보 보호법 제35–37조): to see it, correct it, erase it or
+    stop its processing. Answered within 10 days (시행령 제41조), counted on the desk's calendar; the export or
+    erasure runs only once a person has verified who asked."""
+
+    class Kind(models.TextChoices):
+        ACCESS = "ACCESS", "열람"
+        CORRECTION = "CORRECTION", "정정"
+        ERASURE = "ERASURE", "삭제"
+        SUSPENSION = "SUSPENSION", "처리정지"
+
+    class Status(models.TextChoices):
+        OPEN = "OPEN", "접수"
+        DONE = "DONE", "처리완료"
+        REJECTED = "REJECTED", "거절"
+
+    customer = models.ForeignKey(
+        "orders.Customer", on_delete=models.PROTECT, related_name="data_requests", verbose_name="고객"
+    )
+    kind = models.CharField("요청 종류", max_length=12, choices=Kind.choices)
+    status = models.CharField("상태", max_length=10, choices=Status.choices, default=Status.OPEN)
+    source = models.CharField("접수 경로", max_length=16, choices=Ticket.Source.choices, default=Ticket.Source.API)
+    chat_conversation_id = models.UUIDField("채팅 대화", null=True, blank=True, editable=False)
+    identity_verified = models.BooleanField("본인 확인", default=False)
+    verified_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="본인 확인자",
+    )
+    due_at = models.DateTimeField("처리 기한", editable=False)
+    done_at = models.DateTimeField("처리일시", null=True, blank=True, editable=False)
+    # What the run produced: the export, or the erasure's account of what went and which rule kept what.
+    result = models.JSONField("처리 결과", default=dict, blank=True, editable=False)
+    created_at = models.DateTimeField("접수일시", default=now, editable=False)
+
+    class Meta:
+        verbose_name = "개인정보 열람·삭제 요청"
+        verbose_name_plural = "개인정보 열람·삭제 요청"
+        ordering = ["due_at", "id"]
+        permissions = [("handle_data_request", "개인정보 열람·삭제 요청의 본인 확인과 처리를 할 수 있음")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=["ACCESS", "CORRECTION", "ERASURE", "SUSPENSION"]), name="dsr_kind_valid"
+            ),
+            models.CheckConstraint(condition=Q(status__in=["OPEN", "DONE", "REJECTED"]), name="dsr_status_valid"),
+            # Nothing is handed over or erased for someone whose identity nobody checked.
+            models.CheckConstraint(condition=~Q(status="DONE") | Q(identity_verified=True), name="dsr_done_verified"),
+            # Asking twice opens one request: the open one of that kind is the answer.
+            models.UniqueConstraint(
+                fields=["customer", "kind"], condition=Q(status="OPEN"), name="dsr_one_open_per_kind"
+            ),
+        ]
+
+    @property
+    def number(self) -> str:
+        return format_number("P", self.pk)
+
+    def __str__(self) -> str:
+        return f"{self.number} {self.get_kind_display()}"

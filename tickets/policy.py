@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from common.business_hours import BusinessCalendar, business_add, business_seconds_between
 
@@ -219,3 +219,17 @@ def csat_low(score: int) -> bool:
 def can_rate(*, status: str, rated: bool) -> bool:
     """Rated once, when answered (답변완료) or closed (종료); not while the desk owes an answer."""
     return status in RATABLE_STATUSES and not rated
+
+
+DATA_REQUEST_DAYS = 10  # 개인정보 보호법 시행령 제41조제4항 (and 제44조, 제48조): answered within 10 days
+
+
+def data_request_due(received: datetime, calendar: BusinessCalendar, days: int = DATA_REQUEST_DAYS) -> datetime:
+    """When a customer's data request must be answered: the law's 10 days counted from the day after it came
+    (the first day is not counted), brought back to the closing time of the last business day on or before
+    then, so the desk answers within the law however holidays fall."""
+    day = received.astimezone(calendar.tz).date() + timedelta(days=days)
+    first = received.astimezone(calendar.tz).date()
+    while day > first and not calendar.is_open_day(day):
+        day -= timedelta(days=1)
+    return calendar.window(day)[1]

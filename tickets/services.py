@@ -21,7 +21,7 @@ from common.outbox import outbox_enqueue
 from common.redaction import redact
 from orders.models import Customer, Order
 from tickets import hooks, policy
-from tickets.models import OperatorStatus, Tag, Ticket, TicketEvent, TicketMessage, TicketRating
+from tickets.models import DataSubjectRequest, OperatorStatus, Tag, Ticket, TicketEvent, TicketMessage, TicketRating
 from tickets.notices import REPLY_NOTICE_TOPIC, reply_notice_wanted
 from tickets.policy import OVERRIDE_REASON_MAX, normalise_reply
 from tickets.selectors import sla_clocks
@@ -150,6 +150,7 @@ def ticket_create(
     order: Order | None = None,
     chat_conversation_id: uuid.UUID | None = None,
     after_refused_money_request: bool = False,
+    review_of: str = "",
 ) -> Ticket:
     """Open a ticket whose first message is the customer's words. Its priority comes from the rules
     (tickets.policy.initial_priority: `after_refused_money_request` is a chat handoff after the agent refused a
@@ -169,6 +170,7 @@ def ticket_create(
             source=source,
             order=order,
             chat_conversation_id=chat_conversation_id,
+            review_of=review_of,
             priority=priority,
             created_at=now,
         )
@@ -770,3 +772,90 @@ def ticket_rate(*, ticket: Ticket, score: int, comment: str, actor: Actor) -> Ti
         raise already from None
     log.info("ticket.rated ticket_id=%s score=%d", locked.number, score)
     return rating
+
+
+# --- a customer's requests about their own data --------------------------------------------------------------
+
+
+def data_request_open(
+    *, customer: Customer, kind: str, source: str, actor: Actor, chat_conversation_id: uuid.UUID | None = None
+) -> tuple[DataSubjectRequest, bool]:
+    """Open a request of `kind` for the customer, due by the law's 10 days on the desk's calendar. Asking again
+    while one of that kind is open returns it (created=False)."""
+    if kind not in DataSubjectRequest.Kind.values:
+        raise InvalidState(f"알 수 없는 요청 종류입니다: {kind}", code="invalid_kind")
+    now = clock.now()
+    existing = DataSubjectRequest.objects.filter(customer=customer, kind=kind, status=DataSubjectRequest.Status.OPEN)
+    found = existing.first()
+    if found is not None:
+        return found, False
+    try:
+        with transaction.atomic():
+            request = DataSubjectRequest.objects.create(
+                customer=customer,
+                kind=kind,
+                source=source,
+                chat_conversation_id=chat_conversation_id,
+                due_at=policy.data_request_due(now, business_calendar()),
+                created_at=now,
+            )
+    except IntegrityError:
+        return existing.get(), False
+    log.info("data_request.opened request_id=%s kind=%s actor=%s", request.number, kind, actor.type)
+    return request, True
+
+
+def data_request_verify(*, request: DataSubjectRequest, actor: AbstractBaseUser) -> bool:
+    """A person has checked who asked (제38조: the request's identity). Returns False when already verified."""
+    with transaction.atomic():
+        locked = DataSubjectRequest.objects.select_for_update().get(pk=request.pk)
+        if locked.identity_verified:
+            return False
+        locked.identity_verified, locked.verified_by = True, actor
+        locked.save(update_fields=["identity_verified", "verified_by"])
+    log.info("data_request.verified request_id=%s actor_id=%s", locked.number, actor.pk)
+    return True
+
+
+def data_request_run(*, request: DataSubjectRequest, actor: AbstractBaseUser) -> DataSubjectRequest:
+    """Carry out a verified request: the export or the erasure its kind's runner does (tickets.hooks), or, for a
+    kind a person carries out (정정, 처리정지), record that they did. Refused before the identity is verified."""
+    with transaction.atomic():
+        locked = DataSubjectRequest.objects.select_for_update().get(pk=request.pk)
+        if locked.status != DataSubjectRequest.Status.OPEN:
+            return locked
+        if not locked.identity_verified:
+            raise InvalidState("본인 확인 후에 처리할 수 있습니다.", code="identity_unverified")
+        runner = hooks.data_request_runner(locked.kind)
+        label = person_name(actor)
+        locked.result = runner(customer_id=locked.customer_id, actor_label=label) if runner else {"by": label}
+        locked.status, locked.done_at = DataSubjectRequest.Status.DONE, clock.now()
+        locked.save(update_fields=["result", "status", "done_at"])
+    log.info("data_request.done request_id=%s kind=%s actor_id=%s", locked.number, locked.kind, actor.pk)
+    return locked
+
+
+def review_ticket_open(
+    *, customer: Customer, record_number: str, order: Order | None, body: str, author: AbstractBaseUser | None
+) -> tuple[Ticket, bool]:
+    """A person is asked to review what the agent decided by itself (record `record_number`): one open review
+    ticket per record, linked by its number; asking again returns the open one (created=False)."""
+    open_review = Ticket.objects.filter(review_of=record_number).exclude(status=Ticket.Status.CLOSED)
+    found = open_review.first()
+    if found is not None:
+        return found, False
+    try:
+        with transaction.atomic():
+            ticket = ticket_create(
+                customer=customer,
+                category=Ticket.Category.AUTO_REVIEW,
+                subject=f"자동 처리 재검토 요청 ({record_number})",
+                body=body or f"{record_number} 처리를 사람이 다시 검토해 주세요.",
+                source=Ticket.Source.AGENT,
+                author=author,
+                order=order,
+                review_of=record_number,
+            )
+    except IntegrityError:
+        return open_review.get(), False
+    return ticket, True

@@ -10,6 +10,7 @@ import pytest
 from actions.models import ActionRecord
 from chat.agent import MAX_CALLS_PER_ROUND, MAX_ROUNDS
 from chat.models import ChatMessage, ToolCall
+from chat.tools import AUTOMATED_DECISION_NOTICE
 from llm.testing import text_message, tool_calls_message
 from orders.models import Order, ProductOption
 from tickets.models import Ticket
@@ -88,7 +89,10 @@ def test_every_tool_allowed_and_refused_path_through_the_real_client(c003_api, s
     # The second model request carried the tool result back to the model.
     second = scripted_model.requests[1]["messages"]
     assert second[-1]["role"] == "tool" and second[-2]["tool_calls"][0]["function"]["name"] == call[0]
-    assert body["reply"] == "처리 결과를 안내드립니다."
+    # What the agent decided by itself ends with the code-built sentence that a person reviews it on request.
+    automated = ok and call[0] in ("change_shipping_address", "request_exchange")
+    notice = f"\n\n{AUTOMATED_DECISION_NOTICE}" if automated else ""
+    assert body["reply"] == "처리 결과를 안내드립니다." + notice
 
 
 def test_model_cannot_touch_another_customers_order(c003_api, scripted_model):

@@ -29,6 +29,8 @@ SEED_TOOLS = [
     "request_refund",
     "create_ticket",
     "get_my_requests",
+    "request_my_data",
+    "request_human_review",
 ]
 
 
@@ -64,6 +66,8 @@ def test_every_tool_has_the_korean_label_operators_read(db):
         "request_refund": "환불 요청",
         "create_ticket": "상담 요청 접수",
         "get_my_requests": "처리 내역 조회",
+        "request_my_data": "개인정보 요청 접수",
+        "request_human_review": "자동 처리 재검토 요청",
     }
     assert tool_label("refund_now") == "알 수 없는 도구"  # a name the model made up
     assert tool_error_label("unknown_tool") == "없는 도구 호출" and tool_error_label("") == ""

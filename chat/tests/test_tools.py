@@ -25,6 +25,8 @@ def test_registry_has_no_decide_and_no_customer_id_parameter(tools):
         "request_refund",
         "create_ticket",
         "get_my_requests",
+        "request_my_data",
+        "request_human_review",
     ]
     for spec in tools.specs():
         assert spec["type"] == "function"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -60,6 +61,7 @@ INSTALLED_APPS = [
     "integration",  # a face: the shop connection (orders in, events out, signed sessions)
     "evals",  # a face: measures chat and drafts; nothing imports it
     "fixtures",  # a face: seed_demo / reset_demo seed every app through its services
+    "retention",  # a face: retention by rule and customers' data requests read and change every app
 ]
 
 MIDDLEWARE = [
@@ -224,6 +226,11 @@ CS_SLA_TARGETS = {
 CS_SLA_AT_RISK_SHARE = env_float("CS_SLA_AT_RISK_SHARE", 0.25)
 # An answered ticket (waiting on the customer) with no customer reply for this many days is closed by the sweep.
 CS_AUTO_CLOSE_DAYS = env_float("CS_AUTO_CLOSE_DAYS", 7.0)
+# Retention by rule (retention.policy): each rule's period in years may be lengthened here (JSON, e.g.
+# {"COMPLAINT": 4}); a shorter one than the law's is ignored. The sweep treats at most CS_RETENTION_BATCH expired
+# rows per kind per pass, so a backlog is worked off in bounded steps.
+CS_RETENTION_YEARS = json.loads(env("CS_RETENTION_YEARS", "{}") or "{}")
+CS_RETENTION_BATCH = int(env("CS_RETENTION_BATCH", "500") or 500)
 # "round_robin": a new ticket goes to the available operator (admin header toggle) who got one least recently.
 # Unset: tickets wait unassigned until someone takes them.
 CS_AUTO_ASSIGN = env("CS_AUTO_ASSIGN", "")

@@ -18,6 +18,7 @@ from tickets.policy import (
     Targets,
     auto_close_due,
     can_rate,
+    data_request_due,
     due_times,
     initial_priority,
     nearest_due,
@@ -192,3 +193,18 @@ def test_the_reply_mail_carries_the_name_the_number_and_the_link_only():
 )
 def test_a_ticket_is_rated_once_when_answered_or_closed(status, rated, allowed):
     assert can_rate(status=status, rated=rated) is allowed
+
+
+@pytest.mark.parametrize(
+    ("received", "due"),
+    [
+        # 10 days from the day after: Mon 27 July → Thu 6 August, at closing.
+        ("2026-07-27 10:00", "2026-08-06 18:00"),
+        # The 10th day is a Saturday: the desk answers by the Friday before, never after the law's day.
+        ("2026-07-29 15:00", "2026-08-07 18:00"),
+        # The 10th day is a holiday (17 August here): the open day before it.
+        ("2026-08-07 20:00", "2026-08-14 18:00"),
+    ],
+)
+def test_a_data_request_is_due_by_closing_on_the_last_open_day_within_ten_days(received, due):
+    assert data_request_due(at(received), CAL) == at(due)

@@ -1,0 +1,3 @@
+"""The retention tests' shared history (factories.py)."""
+
+from retention.tests.factories import history  # noqa: F401
