@@ -28,6 +28,7 @@ from drafts.models import DeadLetter, Draft, DraftEvent
 from evals.models import DraftRating
 from llm.models import LLMCall
 from orders.models import Customer, Order, OrderEvent
+from privacy.services import access_records_expired, access_records_purge
 from retention import policy
 from retention.models import RetentionMark, RetentionRun
 from tickets.models import DataSubjectRequest, Ticket, TicketEvent, TicketMessage
@@ -192,6 +193,15 @@ def sweep_steps() -> list[Step]:
         Step("data_requests", "COMPLAINT", True, _data_requests_expired, _delete(DataSubjectRequest)),
         Step("model_calls", policy.model_call_rule(_overrides()), True, _model_calls_expired, _delete(LLMCall)),
         Step("service_events", "ACCESS", True, _service_events_expired, _delete(ServiceEvent)),
+        # The access log keeps its own period (privacy, CS_ACCESS_LOG_RETENTION_DAYS) and its one way out: the
+        # append-only table refuses any other DELETE.
+        Step(
+            "access_records",
+            "ACCESS",
+            True,
+            lambda now: access_records_expired(now=now),
+            lambda pks: access_records_purge(pks=list(pks)),
+        ),
         Step("orders", "CONTRACT", True, _orders_expired, _orders_destroy),
         Step("order_contact", "COMPLAINT", False, _orders_contact_expired, _orders_contact_remove),
         Step("customer_contact", "COMPLAINT", False, _customers_contact_expired, _customers_contact_remove),

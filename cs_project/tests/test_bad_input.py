@@ -371,7 +371,10 @@ def test_nul_from_the_model_never_reaches_a_row(c003_api, scripted_model):
         text_message("변경\u0000했습니다\u0007.\n끝"),
     )
     response = c003_api.post("/api/chat/", {"message": "주소 바꿔 주세요"}, format="json")
-    assert response.status_code == 200 and response.json()["reply"] == "변경했습니다.\n끝"
+    assert response.status_code == 200
+    # The model's words, cleaned; an automated address change then adds, by code, that a person can review it.
+    reply = response.json()["reply"]
+    assert reply.startswith("변경했습니다.\n끝\n") and "\x00" not in reply and "\x07" not in reply
     assert Order.objects.get(pk="HR20260726002").shipping_address == "서울시 중구 1"
     assert Ticket.objects.get().subject == "연결 요청"
     assert ChatMessage.objects.get(role="assistant").content == "변경했습니다.\n끝"

@@ -21,6 +21,7 @@ CATEGORIES = [
     ("ERROR", "오류"),
     ("COMPENSATION", "보상"),
     ("CALLBACK", "상담원연결"),
+    ("AUTO_REVIEW", "자동처리 재검토"),
     ("OTHER", "기타"),
 ]
 

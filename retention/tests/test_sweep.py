@@ -163,3 +163,29 @@ def test_a_handled_data_request_goes_after_the_complaint_period_an_open_one_stay
     retention_sweep()
     assert not _exists(handled)
     assert _exists(waiting) and _exists(recent)
+
+
+def test_access_records_past_their_two_years_are_purged_by_the_sweep_in_bounded_steps(history, later):
+    from datetime import timedelta
+
+    from common.clock import now
+    from privacy.models import AccessRecord
+
+    def record(days_ago: int, operator: str) -> None:
+        AccessRecord(
+            at=now() - timedelta(days=days_ago), operator=operator, surface="ADMIN", action="VIEW", object_type="ORDER"
+        ).save()
+
+    for i in range(3):
+        record(800 + i, f"old{i}")
+    record(100, "recent")
+
+    dry = retention_sweep(dry_run=True)
+    assert dry.by_rule["access_records"] == {"rule": "ACCESS", "destroyed": 3, "pseudonymised": 0}
+    assert AccessRecord.objects.count() == 4
+
+    first = retention_sweep(limit=2)
+    assert first.by_rule["access_records"]["destroyed"] == 2
+    assert not first.complete
+    retention_sweep(limit=2)
+    assert list(AccessRecord.objects.values_list("operator", flat=True)) == ["recent"]
