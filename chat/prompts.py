@@ -182,6 +182,8 @@ MODEL_FIELDS: tuple[SentField, ...] = (
     SentField("tool_call:note", "AI가 남긴 담당자 메모"),
     SentField("tool_call:category", "AI가 고른 문의 분류", _CODE),
     SentField("tool_call:summary", "AI가 쓴 상담원용 요약"),
+    SentField("tool_call:kind", "AI가 고른 개인정보 요청 종류", _CODE),
+    SentField("tool_call:action_id", "AI가 넘긴 재검토 대상 처리번호", _CODE),
     *(
         SentField(f"tool_result:orders[].{key}", f"도구 결과 · 주문 목록 · {label}", masked)
         for key, label, masked in _ORDER_FIELDS
@@ -205,4 +207,9 @@ MODEL_FIELDS: tuple[SentField, ...] = (
     SentField("tool_result:status_code", "도구 결과 · 처리 상태 코드", _CODE),
     SentField("tool_result:ticket_id", "도구 결과 · 문의 티켓 번호", _CODE),
     SentField("tool_result:category", "도구 결과 · 문의 분류", _CODE),
+    SentField("tool_result:already_open", "도구 결과 · 이미 접수된 요청 여부", _CODE),
+    SentField("tool_result:automated_decision_notice", "도구 결과 · 자동 처리 안내(사람 검토 요청 방법)", ""),
+    SentField("tool_result:request_id", "도구 결과 · 개인정보 요청 접수번호", _CODE),
+    SentField("tool_result:due_at", "도구 결과 · 개인정보 요청 처리 기한", _CODE),
+    SentField("tool_result:data_request_notice", "도구 결과 · 개인정보 요청 처리 기한 안내", ""),
 )

@@ -108,6 +108,15 @@ def session_model(scripted_model):
             [("get_my_requests", {}), ("create_ticket", {"category": "배송", "summary": "배송 지연 문의"})]
         ),
         text_message("상담원에게 연결했습니다."),
+        tool_calls_message([("request_human_review", {}), ("request_my_data", {"kind": "열람"})]),
+        text_message("재검토와 열람 요청을 접수했습니다."),
+        tool_calls_message(
+            [
+                ("request_human_review", {"action_id": "A00001", "reason": "주소 확인"}),
+                ("request_my_data", {"kind": "열람"}),
+            ]
+        ),
+        text_message("이미 접수되어 있습니다."),
     ]
 
     def handler(body):
@@ -130,6 +139,8 @@ def _run_session(c003_api, settings) -> None:
     for text in (
         "운동화 밑창이 불량이라 환불해 주시고 컵은 블랙으로 교환해 주세요.",
         "제 요청들 어떻게 됐나요? 상담원 연결해 주세요.",
+        "배송지 바꾼 건 사람이 다시 검토해 주세요. 그리고 내 정보 열람 요청합니다.",
+        "방금 그 두 가지 다시 요청할게요.",
     ):
         turn = c003_api.post("/api/chat/", {"message": text, "conversation_id": conversation}, format="json")
         assert turn.status_code == 200, turn.content
