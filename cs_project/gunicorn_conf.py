@@ -23,6 +23,7 @@ def when_ready(server) -> None:
     """In the master, after the app is loaded and before the first fork."""
     from django.db import connections
 
+    # Imported here: gunicorn reads this file before Django is set up; the app is loaded by the time this runs.
     from drafts.apps import warm_up
 
     warm_up()

@@ -10,8 +10,12 @@ def test_public_schema_has_no_staff_endpoint_and_staff_schema_has_them_all():
     assert not [p for p in public if p.startswith("/api/ops/")]
     assert sorted(p for p in staff if p.startswith("/api/ops/")) == [
         "/api/ops/actions/{action_id}/decide/",
+        "/api/ops/customers/{customer_id}/",
+        "/api/ops/customers/{customer_id}/export/",
+        "/api/ops/drafts/{draft_id}/",
         "/api/ops/drafts/{draft_id}/apply/",
         "/api/ops/drafts/{draft_id}/reject/",
+        "/api/ops/orders/{order_id}/",
         "/api/ops/tickets/",
         "/api/ops/tickets/{ticket_id}/",
         "/api/ops/tickets/{ticket_id}/assign/",
