@@ -57,5 +57,10 @@ def test_workers_share_the_analyser_the_master_loaded(tmp_path):
             assert mem["private"] < mem["shared"], (mem, master)
         assert master["rss"] >= ANALYSER_MB
     finally:
+        # A graceful stop waits up to gunicorn's graceful timeout for the workers; the test does not need one.
         os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
