@@ -247,3 +247,34 @@ def test_two_operators_replying_at_once_from_the_same_screen_send_one_answer(kim
     assert [m["body"] for m in lost["messages"]] == [winner["body"]]
     assert TicketMessage.objects.filter(ticket=ticket, author_type="OPERATOR").count() == 1
     assert Ticket.objects.get(pk=ticket.pk).events.filter(type="REPLIED").count() == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_ratings_sent_at_once_store_one_and_refuse_the_other():
+    """Two tabs (the chat page and the widget) rating the same answer at once: one rating, one RATED event."""
+    from common.actors import Actor
+    from common.errors import DomainError
+    from tickets.models import TicketRating
+    from tickets.services import ticket_rate
+    from tickets.tests.factories import TicketFactory
+
+    ticket = TicketFactory(status=Ticket.Status.ANSWERED)
+    actor = Actor("CUSTOMER", ticket.customer_id, ticket.customer.user)
+    barrier = threading.Barrier(2)
+
+    def rate(score):
+        try:
+            barrier.wait(timeout=10)
+            ticket_rate(ticket=ticket, score=score, comment="", actor=actor)
+            return "stored"
+        except DomainError as exc:
+            return exc.code
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = sorted(pool.map(rate, [2, 5]))
+    assert outcomes == ["already_rated", "stored"]
+    assert TicketRating.objects.filter(ticket=ticket).count() == 1
+    assert Ticket.objects.get(pk=ticket.pk).events.filter(type="RATED").count() == 1
