@@ -9,6 +9,7 @@
   "use strict";
 
   var D = window.CSDesk;
+  var show = D.show;
   var el = D.el;
   var root = document.getElementById("widget");
   var integration = root.getAttribute("data-integration");
@@ -176,10 +177,6 @@
     ui.inboxBadge.firstChild.textContent = count ? String(count) : "";
     show(ui.inboxBadge, count > 0);
     tellParent({ type: "unread", count: count });
-  }
-
-  function show(node, visible) {
-    node.hidden = !visible;
   }
 
   // --- 보기 ------------------------------------------------------------------------------------
@@ -394,8 +391,8 @@
     ui.threadSub.appendChild(D.badge(ticket.status, ticket.status_display));
     ui.threadSub.appendChild(document.createTextNode(" " + (ticket.category_display || "") + " · " + D.formatDateTime(ticket.created_at)));
     D.renderThreadMessages(ui.threadLog, ticket);
-    D.clear(ui.threadRating);
-    var rating = D.renderRating(
+    D.fillRating(
+      ui.threadRating,
       ticket,
       function (score, comment) {
         return call("POST", API.rating(ticket.ticket_id), { score: score, comment: comment }).then(function (data) {
@@ -405,8 +402,6 @@
       },
       "thread-rating-form"
     );
-    if (rating) ui.threadRating.appendChild(rating);
-    show(ui.threadRating, Boolean(rating));
     var closed = ticket.status === "CLOSED";
     show(ui.threadForm, !closed);
     show(ui.threadClosed, closed);

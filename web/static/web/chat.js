@@ -404,8 +404,8 @@
     ui.ticketSub.appendChild(badge(ticket.status, ticket.status_display));
     ui.ticketSub.appendChild(document.createTextNode(" " + (ticket.category_display || "") + " · " + formatDateTime(ticket.created_at)));
     D.renderThreadMessages(ui.ticketMessages, ticket);
-    clear(ui.ticketRating);
-    var rating = D.renderRating(
+    D.fillRating(
+      ui.ticketRating,
       ticket,
       function (score, comment) {
         return api("POST", API.rating(ticket.ticket_id), { score: score, comment: comment }).then(function (data) {
@@ -415,8 +415,6 @@
       },
       "ticket-rating-form"
     );
-    if (rating) ui.ticketRating.appendChild(rating);
-    show(ui.ticketRating, Boolean(rating));
     var closed = ticket.status === "CLOSED";
     show(ui.ticketForm, !closed);
     show(ui.ticketClosedNote, closed);

@@ -612,6 +612,14 @@
    * The rating control of an answered or closed thread: 1–5 and an optional comment, sent once. Shows the
    * rating given when there is one; nothing while the ticket cannot be rated yet. submit(score, comment) → Promise.
    */
+  // The thread's rating slot: emptied, then the control (or the given rating), hidden when there is neither.
+  function fillRating(slot, ticket, submit, idPrefix) {
+    clear(slot);
+    var rating = renderRating(ticket, submit, idPrefix);
+    if (rating) slot.appendChild(rating);
+    show(slot, Boolean(rating));
+  }
+
   function renderRating(ticket, submit, idPrefix) {
     var prefix = idPrefix || "rating";
     var box = el("div", "rating");
@@ -712,5 +720,6 @@
     renderTicketItem: renderTicketItem,
     renderThreadMessages: renderThreadMessages,
     renderRating: renderRating,
+    fillRating: fillRating,
   };
 })();
