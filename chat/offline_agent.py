@@ -56,7 +56,7 @@ HELP_TEXT = (
     "- 배송 완료 주문의 교환 접수 (예: '운동화 블랙/260으로 교환해 주세요, 단순변심이에요')\n"
     "- 환불·주문 취소 요청 (담당자 승인 후 처리)\n"
     "- 내 요청 처리 현황 조회\n"
-    "- 상담원 연결 (결제·계정 문제, 보상 요청 등)\n"
+    "- 상담원 연결 (결제 문의, 계정 문의 등)\n"
     "원하시는 내용을 말씀해 주세요."
 )
 # The request_my_data tool's kinds by label (tickets.DataSubjectRequest.Kind; not imported: this module loads

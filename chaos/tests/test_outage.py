@@ -40,7 +40,7 @@ def _point_redis_at(settings, url: str) -> None:
     settings.REDIS_URL = url
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "common.cache.RedisCache",
             "LOCATION": url,
             "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }

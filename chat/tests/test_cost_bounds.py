@@ -144,7 +144,7 @@ def test_follow_up_flood_on_a_ticket_is_throttled(c003_api, settings, monkeypatc
 
 def test_budget_fails_open_when_the_cache_is_down(c003_api, scripted_model, settings):
     settings.CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:1/0"}
+        "default": {"BACKEND": "common.cache.RedisCache", "LOCATION": "redis://127.0.0.1:1/0"}
     }
     settings.CS_MODEL_BUDGET_PER_MINUTE = 0  # would refuse everything, were it reachable
     scripted_model.push(text_message("네"))
@@ -171,8 +171,8 @@ def test_budget_is_shared_by_processes_through_redis(settings):
 
     url = os.environ.get("CS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
     settings.CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url},
-        "other": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url},
+        "default": {"BACKEND": "common.cache.RedisCache", "LOCATION": url},
+        "other": {"BACKEND": "common.cache.RedisCache", "LOCATION": url},
     }
     settings.CS_MODEL_BUDGET_PER_MINUTE = 3
     customer = f"C-{uuid.uuid4().hex[:8]}"

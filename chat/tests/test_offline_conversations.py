@@ -5,6 +5,8 @@ known to allow the request."""
 import pytest
 
 from actions.models import ActionRecord
+from chat.models import ChatMessage
+from chat.offline_agent import HELP_TEXT
 from orders.models import Order
 
 pytestmark = pytest.mark.django_db
@@ -67,3 +69,12 @@ def test_injected_instruction_does_not_set_the_reason(c003_api, offline_model):
 
     assert "단순변심 / 상품하자 / 오배송" in body["reply"]
     assert not ActionRecord.objects.exists()
+
+
+def test_a_greeting_gets_the_help_text_through_the_money_claim_guard(c003_api, offline_model):
+    """The built-in model's own menu must not read as a money claim: a customer who says hello sees what the
+    desk can do, not the guard's refund sentence in its place."""
+    body = say(c003_api, "안녕하세요")
+    assert body["reply"] == HELP_TEXT
+    reply = ChatMessage.objects.filter(role=ChatMessage.Role.ASSISTANT).latest("id")
+    assert reply.outcome == ChatMessage.Outcome.OK

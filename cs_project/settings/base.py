@@ -440,7 +440,7 @@ if REDIS_URL:
     # Bounded socket waits: a Redis that stops answering costs a request 2 s, not a hung worker thread.
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "common.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
