@@ -268,6 +268,49 @@ def queries(kind: str, users: dict, bodies: Bodies, model_url: str) -> dict:
     }
 
 
+def client_floor(model_url: str, *, n: int = 100) -> dict:
+    """The CPU one model call costs the client alone, whatever our code does around it: the `openai` SDK (as
+    llm.client calls it: raw response, parsed by us) and, for scale, a bare http.client POST of the same body,
+    against the same scripted server, measured with this thread's CPU clock (the server's thread not counted).
+    A tool turn makes two such calls, so `ping + 2 × sdk_call` is the least it can cost on this stack."""
+    import http.client as hc
+    from urllib.parse import urlsplit
+
+    import openai
+
+    messages = [
+        {"role": "system", "content": "고객 상담 도우미입니다. " * 100},
+        {"role": "user", "content": "안녕하세요"},
+    ]
+    client = openai.OpenAI(base_url=model_url, api_key="bench", max_retries=0)
+    body = json.dumps({"model": benv.FAST_MODEL, "messages": messages}, ensure_ascii=False).encode()
+    where = urlsplit(model_url)
+    conn = hc.HTTPConnection(where.hostname, where.port, timeout=30)
+
+    def sdk() -> None:
+        client.chat.completions.with_raw_response.create(model=benv.FAST_MODEL, messages=messages).http_response.read()
+
+    def bare() -> None:
+        conn.request("POST", f"{where.path}/chat/completions", body=body, headers={"Content-Type": "application/json"})
+        response = conn.getresponse()
+        response.read()
+        if response.status != 200:
+            raise RuntimeError(f"scripted model answered HTTP {response.status}")
+
+    out = {}
+    for name, call in (("sdk_call_cpu_ms", sdk), ("http_client_call_cpu_ms", bare)):
+        for _ in range(5):
+            call()
+        t0 = time.thread_time()
+        for _ in range(n):
+            call()
+        out[name] = round((time.thread_time() - t0) * 1000 / n, 2)
+    conn.close()
+    client.close()
+    out["n"] = n
+    return out
+
+
 def run(*, model_url: str, n: int, n_drafts: int, gunicorn_conf: str | None, log=print) -> dict:
     user, order_id = customer_order()
     staff = reviewer()
@@ -307,6 +350,12 @@ def run(*, model_url: str, n: int, n_drafts: int, gunicorn_conf: str | None, log
     ping = out["requests"]["ping"]["cpu_ms_per_request"]
     for fig in out["requests"].values():
         fig["ratio_to_ping"] = round(fig["cpu_ms_per_request"] / ping, 2) if ping else None
+    out["floor"] = floor = client_floor(model_url)
+    floor["tool_turn_floor_ms"] = round(ping + 2 * floor["sdk_call_cpu_ms"], 2)
+    floor["tool_turn_floor_ratio_to_ping"] = round(floor["tool_turn_floor_ms"] / ping, 2) if ping else None
+    log(f"    floor: one openai SDK call {floor['sdk_call_cpu_ms']} ms CPU (bare http.client "
+        f"{floor['http_client_call_cpu_ms']} ms); a tool turn cannot cost less than ping + 2 calls = "
+        f"{floor['tool_turn_floor_ms']} ms ({floor['tool_turn_floor_ratio_to_ping']}× ping)")  # fmt: skip
     out["valid"] = (
         all(f["valid"] for f in out["requests"].values())
         and out["draft"]["valid"]

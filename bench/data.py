@@ -8,7 +8,7 @@ import time
 from bench.env import SMALL_SCHEMA, manage, python_module, schema_ensure
 
 BIG = {"customers": 100_000, "orders": 1_000_000, "pending_actions": 100_000}
-SMALL = {"customers": 1_000, "orders": 10_000, "pending_actions": 200}
+SMALL = {"customers": 1_000, "orders": 10_000, "pending_actions": 1_000}
 
 
 def _complete(status: dict, target: dict) -> bool:

@@ -223,6 +223,15 @@ def render_cpu(cpu: dict) -> str:
             else f"invalid ({draft.get('errors')} failed drafts: {draft.get('error_examples')})"
         )  # fmt: skip
     ]
+    floor = cpu.get("floor") or {}
+    if floor:
+        notes.append(
+            f"The client's floor, measured in the benchmark process against the same scripted server: one model "
+            f"call through the `openai` SDK costs {fmt(floor.get('sdk_call_cpu_ms'))} ms CPU (a bare http.client "
+            f"POST of the same body {fmt(floor.get('http_client_call_cpu_ms'))} ms), so a tool turn (two calls) "
+            f"cannot cost less than ping + 2 calls = {fmt(floor.get('tool_turn_floor_ms'))} ms, "
+            f"{fmt(floor.get('tool_turn_floor_ratio_to_ping'))}× ping, with no work of ours at all"
+        )
     for kind, fig in reqs.items():
         if not fig.get("valid"):
             notes.append(f"{kind}: {fig.get('errors')} errors, e.g. {fig.get('error_examples')}")

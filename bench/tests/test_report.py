@@ -156,3 +156,11 @@ def test_before_after_table_shows_both_runs_figures():
     text = report.render(after)
     assert "Before / after" in text
     assert "| tool_turn | 98.30 | 5.50 |" in text
+
+
+def test_the_cpu_section_states_the_clients_floor_under_the_tool_turn():
+    cpu = {**_cpu(), "floor": {"sdk_call_cpu_ms": 2.3, "http_client_call_cpu_ms": 0.5, "tool_turn_floor_ms": 5.9,
+                               "tool_turn_floor_ratio_to_ping": 4.4}}  # fmt: skip
+    text = report.render_cpu(cpu)
+    assert "one model call through the `openai` SDK costs 2.30 ms CPU" in text
+    assert "ping + 2 calls = 5.90 ms, 4.40× ping" in text
