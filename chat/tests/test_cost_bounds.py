@@ -143,9 +143,7 @@ def test_follow_up_flood_on_a_ticket_is_throttled(c003_api, settings, monkeypatc
 
 
 def test_budget_fails_open_when_the_cache_is_down(c003_api, scripted_model, settings):
-    settings.CACHES = {
-        "default": {"BACKEND": "common.cache.RedisCache", "LOCATION": "redis://127.0.0.1:1/0"}
-    }
+    settings.CACHES = {"default": {"BACKEND": "common.cache.RedisCache", "LOCATION": "redis://127.0.0.1:1/0"}}
     settings.CS_MODEL_BUDGET_PER_MINUTE = 0  # would refuse everything, were it reachable
     scripted_model.push(text_message("네"))
     response = c003_api.post("/api/chat/", {"message": "안녕"}, format="json")
