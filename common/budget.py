@@ -2,7 +2,7 @@
 
 Counted in Django's cache, not the database. In production the cache is Redis, shared by every gunicorn
 worker and Celery process, and INCR is atomic, so the budget holds across processes; fixed windows cost
-two round trips per charge and expire by themselves. A budget is a guard against floods, not a record
+one pipelined round trip per charge and expire by themselves. A budget is a guard against floods, not a record
 (`LLMCall` rows are the record), so losing the counters (a Redis restart) only resets the windows — and a
 cache that cannot be reached lets the call through (fail open, logged) instead of taking the API down.
 Embedded mode (no REDIS_URL) counts in the process's local memory.
@@ -15,8 +15,9 @@ import time
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 
+from common.cache import counters_add
 from common.clock import SEOUL
 from common.errors import RateLimited
 
@@ -47,18 +48,16 @@ def _windows(now: float) -> list[tuple[str, int, int, str]]:
 
 def model_budget_charge(*, customer_id: str, calls: int = 1, now: float | None = None) -> None:
     """Count `calls` model calls for the customer, or raise RateLimited (nothing counted) when that would go
-    over the minute or the day budget."""
+    over the minute or the day budget. Both windows are counted in one round trip (common.cache.counters_add)."""
     now = time.time() if now is None else now
-    charged: list[str] = []
+    windows = _windows(now)
+    keys = [f"{KEY_PREFIX}:{customer_id}:{suffix}" for suffix, *_ in windows]
     try:
-        for suffix, limit, remaining_s, message in _windows(now):
-            key = f"{KEY_PREFIX}:{customer_id}:{suffix}"
-            cache.add(key, 0, timeout=remaining_s + 60)
-            used = cache.incr(key, calls)
-            charged.append(key)
-            if used > limit:
-                for done in charged:
-                    cache.decr(done, calls)
+        ttls = [remaining_s + 60 for _, _, remaining_s, _ in windows]
+        used = counters_add(caches["default"], [(key, calls, ttl) for key, ttl in zip(keys, ttls, strict=True)])
+        for value, (suffix, limit, remaining_s, message) in zip(used, windows, strict=True):
+            if value > limit:
+                counters_add(caches["default"], [(key, -calls, ttl) for key, ttl in zip(keys, ttls, strict=True)])
                 log.info("model_budget.exceeded customer_id=%s window=%s limit=%d", customer_id, suffix[0], limit)
                 raise RateLimited(message, retry_after=remaining_s, code="model_budget_exceeded")
     except RateLimited:

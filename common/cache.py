@@ -9,7 +9,10 @@ Connections still come from the pool, which reconnects after a fork (redis-py ch
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.core.cache.backends import redis as django_redis
+from django.core.cache.backends.base import BaseCache
 
 
 class RedisCacheClient(django_redis.RedisCacheClient):
@@ -29,3 +32,22 @@ class RedisCache(django_redis.RedisCache):
     def __init__(self, server, params) -> None:
         super().__init__(server, params)
         self._class = RedisCacheClient
+
+
+def counters_add(cache: BaseCache, items: Sequence[tuple[str, int, int]]) -> list[int]:
+    """Add `amount` to each counter `key` (created at 0 with `timeout` seconds to live when missing) and return
+    the new values, in order. On Redis all of it is one pipelined round trip (SET NX EX + INCRBY per key, each
+    atomic); on another backend it is the cache API's add + incr per key."""
+    if isinstance(cache, RedisCache):
+        client = cache._cache.get_client(write=True)
+        pipe = client.pipeline(transaction=False)
+        for key, amount, timeout in items:
+            name = cache.make_and_validate_key(key)
+            pipe.set(name, 0, ex=max(1, int(timeout)), nx=True)
+            pipe.incrby(name, amount)
+        return [int(v) for v in pipe.execute()[1::2]]
+    values = []
+    for key, amount, timeout in items:
+        cache.add(key, 0, timeout=timeout)
+        values.append(cache.incr(key, amount))
+    return values

@@ -40,3 +40,19 @@ def test_the_reused_client_survives_a_lost_connection(settings):
     cache._cache.get_client().connection_pool.disconnect()
     assert cache.get(key) == "a"
     cache.delete(key)
+
+
+@pytest.mark.redis
+def test_a_model_budget_charge_is_one_round_trip_and_counts_both_windows(settings):
+    from common.budget import model_budget_charge
+
+    settings.CACHES = {"default": {"BACKEND": "common.cache.RedisCache", "LOCATION": URL}}
+    settings.CS_MODEL_BUDGET_PER_MINUTE, settings.CS_MODEL_BUDGET_PER_DAY = 3, 100
+    customer = f"C-{uuid.uuid4().hex[:8]}"
+    client = caches["default"]._cache.get_client()
+    with calls_counted(inspect.unwrap(redis.Redis.execute_command), redis.client.Pipeline.execute) as sent:
+        model_budget_charge(customer_id=customer, calls=2, now=3_000_000.0)
+    assert (sent["Redis.execute_command"], sent["Pipeline.execute"]) == (0, 1)
+    keys = sorted(client.keys(f"*model-budget:{customer}:*"))
+    assert [int(client.get(k)) for k in keys] == [2, 2] and all(0 < client.ttl(k) for k in keys)
+    client.delete(*keys)
