@@ -30,7 +30,7 @@ from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -124,13 +124,35 @@ def outbox_backoff_s(attempts: int) -> float:
 def outbox_enqueue(*, topic: str, key: str, payload: dict) -> OutboxMessage:
     """Write the request inside the caller's transaction; it is dispatched once that commits. The same
     (topic, key) twice is one row."""
-    message, created = OutboxMessage.objects.get_or_create(
-        dedupe_key=_key(topic, key),
-        defaults={"topic": topic, "payload": payload, "next_attempt_at": timezone.now()},
-    )
-    if created:
+    message = OutboxMessage(dedupe_key=_key(topic, key), topic=topic, payload=payload, next_attempt_at=timezone.now())
+    if _insert_unless_present(message):
         transaction.on_commit(partial(_dispatch_after_commit, message.pk), robust=True)
-    return message
+        return message
+    return OutboxMessage.objects.get(dedupe_key=message.dedupe_key)
+
+
+def _insert_unless_present(message: OutboxMessage) -> bool:
+    """One statement where get_or_create takes four (SELECT, SAVEPOINT, INSERT, RELEASE): INSERT … ON CONFLICT
+    (dedupe_key) DO NOTHING RETURNING id, on PostgreSQL and SQLite alike. True, with `message.pk` set, when the
+    row is new; False when the key is already there (a writer that has not committed yet is waited for, as the
+    unique index makes any insert wait, so the caller's SELECT then sees its row)."""
+    meta = OutboxMessage._meta
+    fields = [f for f in meta.concrete_fields if not f.primary_key]
+    quote = connection.ops.quote_name
+    sql = (
+        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))}) "
+        f"ON CONFLICT ({quote(meta.get_field('dedupe_key').column)}) DO NOTHING RETURNING {quote(meta.pk.column)}"
+    )
+    params = [f.get_db_prep_save(f.pre_save(message, add=True), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    message.pk = row[0]
+    message._state.adding = False
+    return True
 
 
 def outbox_request(*, topic: str, key: str, payload: dict, dispatch: bool = True) -> OutboxMessage:

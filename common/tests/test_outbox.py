@@ -199,3 +199,20 @@ def test_only_an_open_row_is_held(receiver):
     outbox.outbox_done(topic=TOPIC, key="1")
     assert not outbox.outbox_hold(message_id=row.pk, reason="x")
     assert OutboxMessage.objects.get().status == "DONE"
+
+
+def test_a_new_request_is_one_insert_and_a_repeated_key_one_more_read(receiver):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with transaction.atomic(), CaptureQueriesContext(connection) as first:
+        created = outbox.outbox_enqueue(topic=TOPIC, key="9", payload={"id": 9, "이름": "값"})
+    with transaction.atomic(), CaptureQueriesContext(connection) as again:
+        same = outbox.outbox_enqueue(topic=TOPIC, key="9", payload={"id": 9})
+    statements = [q["sql"].split()[0].upper() for q in first.captured_queries]
+    assert [s for s in statements if s not in ("BEGIN", "COMMIT")] == ["INSERT"]
+    assert [q["sql"].split()[0].upper() for q in again.captured_queries if "outbox" in q["sql"]] == ["INSERT", "SELECT"]
+    row = OutboxMessage.objects.get()
+    assert created.pk == same.pk == row.pk and row.payload == {"id": 9, "이름": "값"}
+    assert (row.topic, row.status, row.attempts) == (TOPIC, "DISPATCHED", 1) and row.created_at is not None
+    assert receiver.handed == [{"id": 9, "이름": "값"}]
