@@ -23,7 +23,6 @@ from drafts.labels import (
     CLAIM_CODE_LABELS,
     CLAIM_FIELD_LABELS,
     SCORE_LABELS,
-    STAGE_LABELS,
     citation_views,
     context_report_rows,
     draft_event_change_html,
@@ -40,6 +39,7 @@ from drafts.selectors import (
     ticket_drafts,
 )
 from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject, drafts_regenerate
+from drafts.stages import stage_labels, stages
 from privacy.admin import AccessLoggedAdmin
 from privacy.models import AccessRecord
 from tickets.models import Tag, Ticket
@@ -100,6 +100,29 @@ def claim_blocker_rows(blockers: list[dict]) -> list[dict]:
     ]
 
 
+def stage_output_rows(draft: Draft) -> list[tuple[str, SafeString]]:
+    """What the stages without their own columns answered (Draft.stage_results), each by its stage's label and
+    its schema's field titles."""
+    rows = []
+    for stage in stages():
+        output = (draft.stage_results.get(stage.name) or {}).get("output")
+        if stage.has_column or not output:
+            continue
+        fields = stage.schema.model_fields
+        pairs = [
+            (fields[key].title or fields[key].description or key if key in fields else key, _value_text(value))
+            for key, value in output.items()
+        ]
+        rows.append((stage.label, fields_html(pairs)))
+    return rows
+
+
+def _value_text(value: object) -> str:
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value) or "-"
+    return str(value)
+
+
 def draft_review_context(
     draft: Draft | None, chunks: dict, *, titles: dict | None = None, diagnosis: dict | None = None
 ) -> dict:
@@ -110,13 +133,15 @@ def draft_review_context(
     hold = None
     if draft.status == Draft.Status.GENERATED:
         # Why a plain click would not send the answer as it stands (an operator's edit is checked again).
-        hold, _ = draft_hold_for(draft, claims=find_money_claims(draft.answer))
+        hold, _ = draft_hold_for(draft, claims=find_money_claims(draft.answer), stage_labels=stage_labels())
     return {
         "draft": draft,
         "stages": [
-            (STAGE_LABELS[stage], state, StageState(state).label)
-            for stage, state in zip(Draft.STAGES, draft.stage_states, strict=True)
+            (stage.label, state, StageState(state).label)
+            for stage in stages()
+            for state in (draft.stage_state(stage.name),)
         ],
+        "stage_outputs": stage_output_rows(draft),
         "timings": [
             ("초안 저장", _seconds(draft.input_at, draft.draft_at)),
             ("QA 완료", _seconds(draft.input_at, draft.qa_at)),
@@ -192,9 +217,8 @@ def draft_decide_view(request: HttpRequest, ticket_id: int, draft_id: int):
     tags = request.POST.getlist("tags")
     override_reason = request.POST.get("override_reason", "")
     # One send button: what is in the text box is sent, and UNCHANGED/EDITED is decided by comparing it
-    # with the draft, so an edit is never lost to the button that was pressed. (Older forms' names
-    # apply_unchanged/apply_edited are read the same way.)
-    sending = decision in ("apply", "apply_unchanged", "apply_edited")
+    # with the draft, so an edit is never lost to the button that was pressed.
+    sending = decision == "apply"
     final_body = request.POST.get("final_body") if "final_body" in request.POST else None
     try:
         if sending:
@@ -303,6 +327,10 @@ def _list_html(items: list) -> SafeString:
     return format_html("<ul>{}</ul>", format_html_join("", "<li>{}</li>", ((str(i),) for i in items)))
 
 
+# The state columns of the declared stages (drafts.stages; a stage without a column shows in stage_results_display).
+_STATE_FIELDS = tuple(f"{stage}_state" for stage in Draft.STAGES)
+
+
 @admin.register(Draft)
 class DraftAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
     access_object_type = AccessRecord.ObjectType.DRAFT
@@ -319,15 +347,12 @@ class DraftAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
         "status",
         "applied",
         "edit_ratio",
-        "draft_state",
-        "qa_state",
-        "confidence_state",
-        "diagnosis_state",
+        *_STATE_FIELDS,
         "draft_seconds",
         "decided_by",
         "created_at",
     )
-    list_filter = ("status", "applied", "draft_state", "qa_state", "confidence_state", "diagnosis_state")
+    list_filter = ("status", "applied", *_STATE_FIELDS)
     list_select_related = ("ticket", "decided_by")
     search_fields = ("=ticket__id",)
     show_full_result_count = False
@@ -365,11 +390,8 @@ class DraftAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
             "단계",
             {
                 "fields": (
-                    "draft_state",
-                    "qa_state",
-                    "confidence_state",
-                    "tags_state",
-                    "diagnosis_state",
+                    *_STATE_FIELDS,
+                    "stage_results_display",
                     "errors_display",
                     "input_at",
                     "draft_at",
@@ -470,6 +492,17 @@ class DraftAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
     @admin.display(description="선조회 결과")
     def context_report_display(self, obj: Draft) -> SafeString:
         return fields_html(context_report_rows(obj.context_report))
+
+    @admin.display(description="추가 단계 결과")
+    def stage_results_display(self, obj: Draft) -> SafeString:
+        outputs = dict(stage_output_rows(obj))
+        rows = [
+            (stage.label, format_html("{} {}", StageState(state).label, outputs.get(stage.label, "")))
+            for stage in stages()
+            if not stage.has_column
+            for state in (obj.stage_state(stage.name),)
+        ]
+        return fields_html(rows)
 
     @admin.display(description="단계별 오류")
     def errors_display(self, obj: Draft) -> SafeString:

@@ -23,6 +23,7 @@ from drafts import policy
 from drafts.guard import draft_hold_for
 from drafts.locks import leases_held
 from drafts.models import DeadLetter, Draft, DraftEvent, StageState
+from drafts.stages import stage_labels
 from tickets.models import Ticket, TicketMessage
 from tickets.selectors import ticket_latest_customer_message_id, with_latest_customer_message
 from tickets.services import (
@@ -156,7 +157,7 @@ def draft_apply(
             raise InvalidState(f"답변은 {BODY_MAX:,}자를 넘을 수 없습니다.", code="reply_too_long")
         if final != checked:  # QA's answer landed between the read and the lock
             claims = find_money_claims(final)
-        hold, held_claims = draft_hold_for(draft, claims=claims)
+        hold, held_claims = draft_hold_for(draft, claims=claims, stage_labels=stage_labels())
         if hold.code and not reason:
             raise InvalidState(hold.message, code=hold.code)
         chosen = tags_resolve(tags)

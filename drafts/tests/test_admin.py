@@ -73,7 +73,7 @@ def test_apply_unchanged_from_the_admin(operator_client, live_draft):
 def test_apply_edited_from_the_admin_records_the_edit_ratio(operator_client, live_draft):
     final = "고객님, 결제 오류를 확인하고 있습니다. 잠시만 기다려 주세요."
     operator_client.post(
-        _decide(live_draft.ticket_id, live_draft.pk), {"decision": "apply_edited", "final_body": final, "tags": []}
+        _decide(live_draft.ticket_id, live_draft.pk), {"decision": "apply", "final_body": final, "tags": []}
     )
     draft = Draft.objects.get(pk=live_draft.pk)
     assert (draft.status, draft.applied, draft.final_body) == ("APPLIED", "EDITED", final)
@@ -94,7 +94,7 @@ def test_staff_without_review_permission_see_no_decisions_and_change_nothing(cli
     client.force_login(clerk)
     page = client.get(_page(live_draft.ticket_id))
     assert page.status_code == 200 and 'value="apply"' not in page.content.decode()
-    response = client.post(_decide(live_draft.ticket_id, live_draft.pk), {"decision": "apply_unchanged"}, follow=True)
+    response = client.post(_decide(live_draft.ticket_id, live_draft.pk), {"decision": "apply"}, follow=True)
     assert "권한이 없습니다" in response.content.decode()
     assert Draft.objects.get(pk=live_draft.pk).status == "GENERATED"
 

@@ -201,7 +201,7 @@ def test_a_draft_applied_before_qa_has_run_is_unchecked(scripted_model, inquiry,
     with pytest.raises(InvalidState) as held:
         draft_apply(draft_id=draft.pk, final_body=None, actor=operator_user)
     assert held.value.code == "draft_unchecked"
-    assert "QA 검사가 끝나지 않았습니다(아직 실행되지 않음)" in held.value.message
+    assert "QA 검사가 끝나지 않았습니다(대기)" in held.value.message
     assert _operator_messages(draft) == []
 
 
@@ -262,7 +262,7 @@ def test_the_admin_shows_why_a_draft_is_held_and_refuses_a_plain_click(scripted_
     assert "승인되지 않은 환불·취소 약속: “전액 환불이 승인되었습니다.”" in page
     assert 'name="override_reason"' in page
 
-    response = operator_client.post(_decide(draft), {"decision": "apply_unchanged"}, follow=True)
+    response = operator_client.post(_decide(draft), {"decision": "apply"}, follow=True)
     assert "이 답변은 그대로 보낼 수 없습니다" in response.content.decode()
     assert _operator_messages(draft) == []
     assert Draft.objects.get(pk=draft.pk).status == "GENERATED"
@@ -276,14 +276,14 @@ def test_an_operator_edit_adding_a_promise_in_the_admin_is_held_kept_and_sent_wi
     assert 'id="cs-hold"' not in operator_client.get(_page(draft)).content.decode()
     edited = f"{HONEST}\n환불 완료되었습니다. 69,000원이 내일 입금됩니다."
 
-    response = operator_client.post(_decide(draft), {"decision": "apply_edited", "final_body": edited}, follow=True)
+    response = operator_client.post(_decide(draft), {"decision": "apply", "final_body": edited}, follow=True)
     page = response.content.decode()
     assert "승인되지 않은 환불·취소 약속: “환불 완료되었습니다.”" in page
     assert _operator_messages(draft) == []
     assert f'id="cs-final-body">{edited}</textarea>' in page  # the edit is not lost
 
     operator_client.post(
-        _decide(draft), {"decision": "apply_edited", "final_body": edited, "override_reason": "팀장 승인(메신저)"}
+        _decide(draft), {"decision": "apply", "final_body": edited, "override_reason": "팀장 승인(메신저)"}
     )
     saved = Draft.objects.get(pk=draft.pk)
     assert (saved.status, saved.applied, saved.final_body) == ("APPLIED", "EDITED", edited)
