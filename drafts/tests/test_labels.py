@@ -112,6 +112,7 @@ def test_stage_errors_name_the_stage():
             {"before": "PREPARING", "after": "FAILED", "attempt": 2, "errors": {"draft": "APITimeoutError"}},
             "생성 중 → 생성 실패 · 실행 회차: 2회차 · 단계별 오류: 초안 (APITimeoutError)",
         ),
+        ({"reason": "own_reply", "edit_ratio": 0.2123, "tags": []}, "사유: 상담원 직접 답변 · 편집 비율: 21%"),
         ({"brand_new_key": "x"}, "기타 항목: x"),
     ],
 )
