@@ -321,10 +321,15 @@ class DraftEventInline(AuditEventInline):
         return draft_event_change_html(obj)
 
 
-def _list_html(items: list) -> SafeString:
-    if not items:
+def _joined_html(wrapper: str, row: str, rows: list[tuple]) -> SafeString:
+    """`rows` through the `row` template inside `wrapper`; "-" when there are none."""
+    if not rows:
         return mark_safe("-")
-    return format_html("<ul>{}</ul>", format_html_join("", "<li>{}</li>", ((str(i),) for i in items)))
+    return format_html(wrapper, format_html_join("", row, rows))
+
+
+def _list_html(items: list) -> SafeString:
+    return _joined_html("<ul>{}</ul>", "<li>{}</li>", [(str(i),) for i in items])
 
 
 # The state columns of the declared stages (drafts.stages; a stage without a column shows in stage_results_display).
@@ -400,22 +405,8 @@ class DraftAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
                 )
             },
         ),
-        (
-            "결정",
-            {
-                "fields": (
-                    "applied",
-                    "edit_ratio_display",
-                    "final_body",
-                    "decided_by",
-                    "decided_at",
-                    "override_reason",
-                    "override_by",
-                    "override_at",
-                    "override_holds_display",
-                )
-            },
-        ),
+        ("결정", {"fields": ("applied", "edit_ratio_display", "final_body", "decided_by", "decided_at")}),
+        ("예외 발송", {"fields": ("override_reason", "override_by", "override_at", "override_holds_display")}),
     )
 
     def get_fieldsets(self, request, obj=None):
@@ -452,15 +443,14 @@ class DraftAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
 
     @admin.display(description="신뢰도(항목별)")
     def confidence_display(self, obj: Draft) -> SafeString:
-        rows = score_rows(obj.confidence)
-        if not rows:
-            return mark_safe("-")
-        body = format_html_join(
-            "",
+        return _joined_html(
+            "<table><tbody>{}</tbody></table>",
             "<tr><th>{}</th><td>{}</td><td>{}</td></tr>",
-            ((r["label"], f"{r['score']:.2f}" if r["score"] is not None else "-", r["reason"]) for r in rows),
+            [
+                (r["label"], f"{r['score']:.2f}" if r["score"] is not None else "-", r["reason"])
+                for r in score_rows(obj.confidence)
+            ],
         )
-        return format_html("<table><tbody>{}</tbody></table>", body)
 
     @admin.display(description="차단 사유")
     def hard_blockers_display(self, obj: Draft) -> SafeString:
@@ -468,15 +458,14 @@ class DraftAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
 
     @admin.display(description="환불 약속 차단")
     def claim_blockers_display(self, obj: Draft) -> SafeString:
-        rows = claim_blocker_rows(obj.claim_blockers)
-        if not rows:
-            return mark_safe("-")
-        items = format_html_join(
-            "",
+        return _joined_html(
+            "<ul>{}</ul>",
             "<li>{}: “{}” ({}, {}–{}자)</li>",
-            ((r["field_label"], r.get("sentence", ""), r["code_label"], r.get("start"), r.get("end")) for r in rows),
+            [
+                (r["field_label"], r.get("sentence", ""), r["code_label"], r.get("start"), r.get("end"))
+                for r in claim_blocker_rows(obj.claim_blockers)
+            ],
         )
-        return format_html("<ul>{}</ul>", items)
 
     @admin.display(description="추천 태그")
     def recommended_tags_display(self, obj: Draft) -> str:

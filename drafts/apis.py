@@ -139,6 +139,14 @@ class DraftHeldSerializer(serializers.Serializer):
     detail = serializers.CharField(help_text="보류 사유 (한국어)")
 
 
+def _decided(request, draft_id: int, input_serializer: type[serializers.Serializer], decide) -> Response:
+    """Validate → the decision's service → the draft as decided."""
+    data = input_serializer(data=request.data)
+    data.is_valid(raise_exception=True)
+    draft = decide(draft_id=draft_id, actor=request.user, **data.validated_data)
+    return Response(DraftSerializer(draft, context=draft_context(request, [draft])).data)
+
+
 class OpsDraftApplyApi(APIView):
     permission_classes = [IsStaff]
     required_permissions = DRAFT_DECIDE
@@ -197,10 +205,7 @@ class OpsDraftApplyApi(APIView):
         summary="[운영] 초안 적용(발송)",
     )
     def post(self, request, draft_id: int):
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        draft = draft_apply(draft_id=draft_id, actor=request.user, **data.validated_data)
-        return Response(DraftSerializer(draft, context=draft_context(request, [draft])).data)
+        return _decided(request, draft_id, self.InputSerializer, draft_apply)
 
 
 class OpsDraftRejectApi(APIView):
@@ -213,10 +218,7 @@ class OpsDraftRejectApi(APIView):
 
     @extend_schema(request=InputSerializer, responses={200: DraftSerializer}, summary="[운영] 초안 반려")
     def post(self, request, draft_id: int):
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        draft = draft_reject(draft_id=draft_id, actor=request.user, **data.validated_data)
-        return Response(DraftSerializer(draft, context=draft_context(request, [draft])).data)
+        return _decided(request, draft_id, self.InputSerializer, draft_reject)
 
 
 class OpsDraftDetailApi(APIView):

@@ -12,6 +12,18 @@ class StageState(models.TextChoices):
     SKIPPED = "SKIPPED", "해당 없음"
 
 
+def _person(verbose_name: str) -> models.ForeignKey:
+    """Who made a decision on a draft: a staff user, kept while their decisions are."""
+    return models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=verbose_name,
+    )
+
+
 class Draft(models.Model):
     """A reply draft for an operator, built from one customer input (the source message).
 
@@ -86,25 +98,11 @@ class Draft(models.Model):
     applied = models.CharField("적용 방식", max_length=10, choices=Applied.choices, blank=True, default="")
     edit_ratio = models.FloatField("편집 비율", null=True, blank=True)
     final_body = models.TextField("발송한 답변", blank=True, default="")
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="+",
-        verbose_name="결정자",
-    )
+    decided_by = _person("결정자")
     decided_at = models.DateTimeField("결정 시각", null=True, blank=True)
     # Sent although held (a money claim, or QA/confidence unfinished or failed): who, when, why, and which holds.
     override_reason = models.CharField("예외 발송 사유", max_length=500, blank=True, default="")
-    override_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="+",
-        verbose_name="예외 발송자",
-    )
+    override_by = _person("예외 발송자")
     override_at = models.DateTimeField("예외 발송 시각", null=True, blank=True)
     override_holds = models.JSONField("무시한 보류 사유", default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

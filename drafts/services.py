@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -215,24 +215,29 @@ def draft_apply(
     return draft
 
 
+def _rejected(draft: Draft, *, actor: AbstractBaseUser, at: datetime, **payload: object) -> None:
+    """Mark a live (locked) draft REJECTED by `actor`, with its audit row."""
+    draft.status = Draft.Status.REJECTED
+    draft.decided_by = actor
+    draft.decided_at = at
+    draft.save(update_fields=["status", "decided_by", "decided_at"])
+    draft_event(
+        draft,
+        DraftEvent.Type.REJECTED,
+        actor=Actor.operator(actor),
+        before=Draft.Status.GENERATED,
+        after=Draft.Status.REJECTED,
+        **payload,
+    )
+
+
 def draft_reject(*, draft_id: int, actor: AbstractBaseUser, tags: Iterable[str] = ()) -> Draft:
     """The operator will not use this draft. Nothing is sent; the ticket stays open for a person."""
     _require_reviewer(actor)
     with transaction.atomic():
         draft = _locked_live_draft(draft_id)
         chosen = tags_resolve(tags)
-        draft.status = Draft.Status.REJECTED
-        draft.decided_by = actor
-        draft.decided_at = timezone.now()
-        draft.save(update_fields=["status", "decided_by", "decided_at"])
-        draft_event(
-            draft,
-            DraftEvent.Type.REJECTED,
-            actor=Actor.operator(actor),
-            before=Draft.Status.GENERATED,
-            after=Draft.Status.REJECTED,
-            tags=[t.name for t in chosen],
-        )
+        _rejected(draft, actor=actor, at=timezone.now(), tags=[t.name for t in chosen])
         ticket_tags_add(ticket=draft.ticket, tags=chosen, actor=actor)
     log.info("draft.rejected draft_id=%s ticket_id=%s actor_id=%s", draft.pk, draft.ticket.number, actor.pk)
     return draft
@@ -246,18 +251,7 @@ def drafts_reject_on_own_reply(*, ticket: Ticket, message: TicketMessage, actor:
     now = timezone.now()
     live = list(Draft.objects.select_for_update().filter(ticket=ticket, status=Draft.Status.GENERATED))
     for draft in live:
-        draft.status = Draft.Status.REJECTED
-        draft.decided_by = actor
-        draft.decided_at = now
-        draft.save(update_fields=["status", "decided_by", "decided_at"])
-        draft_event(
-            draft,
-            DraftEvent.Type.REJECTED,
-            actor=Actor.operator(actor),
-            before=Draft.Status.GENERATED,
-            after=Draft.Status.REJECTED,
-            reason="own_reply",
-        )
+        _rejected(draft, actor=actor, at=now, reason="own_reply")
     if live:
         ticket_note_add(
             ticket=ticket,

@@ -11,9 +11,9 @@ from rest_framework.test import APIClient
 
 from actions.claims import find_money_claims
 from actions.models import ActionRecord
-from actions.services import action_decide, refund_request
-from common.actors import Actor
+from actions.services import action_decide
 from drafts.models import Draft
+from drafts.tests.support import refund_asked
 from llm.offline import respond, structured_name
 from llm.testing import Fault
 from orders.models import Order
@@ -63,19 +63,6 @@ def inquiry(shop_knowledge, c003):
         return Draft.objects.get(ticket=ticket)
 
     return file
-
-
-@pytest.fixture
-def staff_api(operator_user):
-    client = APIClient()
-    client.force_authenticate(operator_user)
-    return client
-
-
-@pytest.fixture
-def operator_client(client, operator_user):
-    client.force_login(operator_user)
-    return client
 
 
 def _apply(api, draft, **payload):
@@ -206,14 +193,8 @@ def test_a_draft_applied_before_qa_has_run_is_unchecked(scripted_model, inquiry,
 
 
 def test_a_promise_the_records_make_true_is_not_held(scripted_model, inquiry, staff_api, operator_user, c003):
-    outcome = refund_request(
-        customer=c003,
-        order_id="HR20260628003",
-        reason_category="상품하자",
-        reason="녹",
-        actor=Actor.customer_agent(c003),
-    )
-    action_decide(number=outcome.record.number, approve=True, actor=operator_user)
+    record = refund_asked(c003, "HR20260628003", reason="녹", category="상품하자")
+    action_decide(number=record.number, approve=True, actor=operator_user)
     truthful = "환불이 승인되었습니다. 3영업일 안에 38,000원이 입금됩니다."
     _rewrite(scripted_model, draft={"body": truthful}, qa={"corrected_body": truthful, "citations": []})
     draft = inquiry()
@@ -228,13 +209,7 @@ def test_a_draft_held_when_made_is_sent_once_a_person_approves_the_refund(
     _rewrite(scripted_model, draft={"body": HOSTILE}, qa={"corrected_body": HOSTILE, "citations": []})
     draft = inquiry()
     assert _apply(staff_api, draft).status_code == 409
-    record = refund_request(
-        customer=c003,
-        order_id="HR20260628003",
-        reason_category="상품하자",
-        reason="녹",
-        actor=Actor.customer_agent(c003),
-    ).record
+    record = refund_asked(c003, "HR20260628003", reason="녹", category="상품하자")
     action_decide(number=record.number, approve=True, actor=operator_user)
     assert ActionRecord.objects.get(pk=record.pk).refund_amount == 38000
     # The check on apply reads the records as they are now.

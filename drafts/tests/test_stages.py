@@ -10,9 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from drafts.models import Draft
 from drafts.stages import Stage, StageInput, stage_register, stage_unregister, stages, stages_in_run_order
+from drafts.tests.support import inquiry
 from llm.fence import CUSTOMER, FENCE_RULE, fence, fenced_bodies
 from llm.labels import UNKNOWN_PURPOSE, purpose_label
-from tickets.services import ticket_create
 
 SUMMARY_SYSTEM = f"문의를 상담원이 읽을 한 문장으로 요약하세요.\n{FENCE_RULE}"
 
@@ -57,14 +57,7 @@ def test_a_stage_declared_in_a_test_runs_through_the_pipeline_and_shows_on_the_r
     summary_stage, c005, offline_model, operator_user, client, settings, sequential
 ):
     settings.CS_AI_PIPELINE_SEQUENTIAL = sequential
-    ticket = ticket_create(
-        customer=c005,
-        category="배송",
-        subject="배송",
-        body="주문한 운동화 배송 언제 와요?",
-        source="API",
-        author=c005.user,
-    )
+    ticket = inquiry(c005, "주문한 운동화 배송 언제 와요?")
     draft = Draft.objects.get(ticket=ticket)
     assert draft.status == "GENERATED" and draft.qa_state == "DONE"
     assert draft.stage_results == {
@@ -91,9 +84,7 @@ def test_a_declared_stage_that_fails_is_shown_by_its_label_and_keeps_the_draft(
     from llm.testing import Fault
 
     scripted_model.handler = lambda body: Fault(500) if structured_name(body) == "summary" else respond(body)
-    ticket = ticket_create(
-        customer=c005, category="배송", subject="배송", body="배송 언제 와요?", source="API", author=c005.user
-    )
+    ticket = inquiry(c005, "배송 언제 와요?")
     draft = Draft.objects.get(ticket=ticket)
     assert (draft.status, draft.stage_state("summary")) == ("GENERATED", "FAILED")
     assert draft.errors == {"summary": "InternalServerError"} and draft.has_failure
@@ -117,9 +108,7 @@ def test_the_fast_draft_gets_the_retrieved_knowledge_and_cites_it(c005, scripted
 
     scripted_model.handler = handler
     body = "단순변심으로 교환하고 싶은데 교환 기간이 며칠인가요?"
-    ticket = ticket_create(
-        customer=c005, category="교환/반품", subject="교환", body=body, source="API", author=c005.user
-    )
+    ticket = inquiry(c005, body, category="교환/반품", subject="교환")
     draft = Draft.objects.get(ticket=ticket)
     assert (draft.status, draft.draft_state, draft.qa_state) == ("GENERATED", "DONE", "FAILED")
     prompt = "\n".join(m["content"] for m in requests["draft"]["messages"] if m["role"] == "user")
