@@ -147,6 +147,7 @@ class _Runner:
         self.todo = [s for s in stages_in_run_order() if draft.stage_state(s.name) not in _FINISHED]
         self.written: dict = {}  # the fields the ended stages wrote, read by the stages that wait for them
         self.lock = threading.Lock()
+        self.prefetch_lock = threading.Lock()  # apart: a prefetch takes up to its budget, `written` never waits
         self._hits: Future | None = None
         self._prefetched: tuple[dict, dict] | None = None
 
@@ -161,7 +162,7 @@ class _Runner:
         return hits
 
     def prefetched(self) -> tuple[dict, dict]:
-        with self.lock:  # one prefetch per run, whichever stage asks first
+        with self.prefetch_lock:  # one prefetch per run, whichever stage asks first
             if self._prefetched is None:
                 self._prefetched = context_prefetch(self.sources)
             return self._prefetched

@@ -92,6 +92,14 @@ def test_a_declared_stage_that_fails_is_shown_by_its_label_and_keeps_the_draft(
     html = client.get(reverse("admin:tickets_ticket_change", args=[ticket.pk])).content.decode()
     assert "문의 요약: 실패" in html and "실패한 단계 다시 실행" in html
 
+    asked = []
+    scripted_model.handler = lambda body: asked.append(structured_name(body)) or respond(body)  # the model is back
+    client.post(reverse("admin:tickets_ticket_draft_retry", args=[ticket.pk]))
+    assert asked == ["summary"]  # the retry runs the failed stage, and only it
+    draft = Draft.objects.get(pk=draft.pk)
+    assert draft.stage_state("summary") == "DONE" and draft.attempts == 2 and not draft.has_failure
+    assert draft.stage_results["summary"]["output"] == {"summary": "고객 문의 요약: 배송 언제 와요?"}
+
 
 @pytest.mark.django_db(transaction=True)
 def test_the_fast_draft_gets_the_retrieved_knowledge_and_cites_it(c005, scripted_model):
