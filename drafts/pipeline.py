@@ -138,6 +138,9 @@ def _stage_run(stage: Stage, inp: StageInput) -> dict | None:
     return {name: getattr(draft, name) for name in fields}
 
 
+_FINISHED = (StageState.DONE, StageState.SKIPPED)
+
+
 class _Runner:
     """Runs the stages a draft still needs. In parallel (the default) each stage starts as soon as the stages it
     waits for have ended; `sequential` (the seed's "before", a benchmark contrast) runs one after another."""
@@ -152,14 +155,10 @@ class _Runner:
         self._prefetched: tuple[dict, dict] | None = None
 
     def hits(self) -> list:
-        if self._hits is None:
-            return self._set_hits(_retrieve(self.query))
+        if self._hits is None:  # sequential (one thread): retrieved when a stage first asks
+            self._hits = Future()
+            self._hits.set_result(_retrieve(self.query))
         return self._hits.result()
-
-    def _set_hits(self, hits: list) -> list:
-        self._hits = Future()
-        self._hits.set_result(hits)
-        return hits
 
     def prefetched(self) -> tuple[dict, dict]:
         with self.prefetch_lock:  # one prefetch per run, whichever stage asks first
@@ -194,9 +193,6 @@ class _Runner:
                 futures[stage.name] = pool.submit(_in_thread, self._one, stage, waits_for)
             for future in futures.values():
                 future.result()  # surface Stale (or an unexpected error) from any stage
-
-
-_FINISHED = (StageState.DONE, StageState.SKIPPED)
 
 
 # --- the run -----------------------------------------------------------------------------------
