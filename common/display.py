@@ -9,7 +9,8 @@ from decimal import Decimal
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-# The payload keys the desk's services write into audit rows (common.audit), in words.
+# The payload keys the desk's services write into audit rows (common.audit), in words. An app's own keys and codes
+# are labelled where the app lives (the drafts' in drafts.labels).
 PAYLOAD_KEY_LABELS = {
     "message_id": "메시지 번호",
     "order_id": "주문번호",
@@ -20,12 +21,7 @@ PAYLOAD_KEY_LABELS = {
     "category": "분류",
     "status": "상태",
     "author_type": "작성자",
-    "applied": "적용 방식",
-    "edit_ratio": "편집 비율",
     "tags": "태그",
-    "holds": "보류 사유",
-    "claims": "근거 없는 금전 문장",
-    "retry_failed": "실패 단계만 다시",
     "subject": "제목",
     "reference": "처리번호",
     "option_id": "옵션",
@@ -45,11 +41,6 @@ PAYLOAD_KEY_LABELS = {
 # Values that read the same wherever they appear.
 SHARED_VALUE_LABELS = {
     "author_type": {"CUSTOMER": "고객", "OPERATOR": "상담원", "SYSTEM": "시스템", "AGENT": "에이전트"},
-    "reason": {
-        "own_reply": "상담원이 직접 답변",
-        "newer_input": "고객이 새 메시지를 보냄",
-        "newer_draft": "더 새 초안이 생김",
-    },
 }
 YES_NO = {True: "예", False: "아니오"}
 
@@ -104,9 +95,7 @@ def payload_words(
     for key, value in rest.items():
         if value in (None, "", [], {}):
             continue
-        if key == "edit_ratio" and isinstance(value, int | float):
-            words = f"{value:.0%}"
-        elif key == "amount":
+        if key == "amount":
             words = won(value)
         else:
             words = value_words(value, {**SHARED_VALUE_LABELS.get(key, {}), **values.get(key, {})})

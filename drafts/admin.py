@@ -23,7 +23,6 @@ from drafts.labels import (
     CLAIM_CODE_LABELS,
     CLAIM_FIELD_LABELS,
     SCORE_LABELS,
-    STAGE_LABELS,
     citation_views,
     context_report_rows,
     draft_event_change_html,
@@ -40,6 +39,7 @@ from drafts.selectors import (
     ticket_drafts,
 )
 from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject, drafts_regenerate
+from drafts.stages import stage_labels, stages
 from privacy.admin import AccessLoggedAdmin
 from privacy.models import AccessRecord
 from tickets.models import Tag, Ticket
@@ -100,6 +100,29 @@ def claim_blocker_rows(blockers: list[dict]) -> list[dict]:
     ]
 
 
+def stage_output_rows(draft: Draft) -> list[tuple[str, SafeString]]:
+    """What the stages without their own columns answered (Draft.stage_results), each by its stage's label and
+    its schema's field titles."""
+    rows = []
+    for stage in stages():
+        output = (draft.stage_results.get(stage.name) or {}).get("output")
+        if stage.has_column or not output:
+            continue
+        fields = stage.schema.model_fields
+        pairs = [
+            (fields[key].title or fields[key].description or key if key in fields else key, _value_text(value))
+            for key, value in output.items()
+        ]
+        rows.append((stage.label, fields_html(pairs)))
+    return rows
+
+
+def _value_text(value: object) -> str:
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value) or "-"
+    return str(value)
+
+
 def draft_review_context(
     draft: Draft | None, chunks: dict, *, titles: dict | None = None, diagnosis: dict | None = None
 ) -> dict:
@@ -110,13 +133,15 @@ def draft_review_context(
     hold = None
     if draft.status == Draft.Status.GENERATED:
         # Why a plain click would not send the answer as it stands (an operator's edit is checked again).
-        hold, _ = draft_hold_for(draft, claims=find_money_claims(draft.answer))
+        hold, _ = draft_hold_for(draft, claims=find_money_claims(draft.answer), stage_labels=stage_labels())
     return {
         "draft": draft,
         "stages": [
-            (STAGE_LABELS[stage], state, StageState(state).label)
-            for stage, state in zip(Draft.STAGES, draft.stage_states, strict=True)
+            (stage.label, state, StageState(state).label)
+            for stage in stages()
+            for state in (draft.stage_state(stage.name),)
         ],
+        "stage_outputs": stage_output_rows(draft),
         "timings": [
             ("초안 저장", _seconds(draft.input_at, draft.draft_at)),
             ("QA 완료", _seconds(draft.input_at, draft.qa_at)),
@@ -192,9 +217,8 @@ def draft_decide_view(request: HttpRequest, ticket_id: int, draft_id: int):
     tags = request.POST.getlist("tags")
     override_reason = request.POST.get("override_reason", "")
     # One send button: what is in the text box is sent, and UNCHANGED/EDITED is decided by comparing it
-    # with the draft, so an edit is never lost to the button that was pressed. (Older forms' names
-    # apply_unchanged/apply_edited are read the same way.)
-    sending = decision in ("apply", "apply_unchanged", "apply_edited")
+    # with the draft, so an edit is never lost to the button that was pressed.
+    sending = decision == "apply"
     final_body = request.POST.get("final_body") if "final_body" in request.POST else None
     try:
         if sending:
@@ -297,10 +321,19 @@ class DraftEventInline(AuditEventInline):
         return draft_event_change_html(obj)
 
 
-def _list_html(items: list) -> SafeString:
-    if not items:
+def _joined_html(wrapper: str, row: str, rows: list[tuple]) -> SafeString:
+    """`rows` through the `row` template inside `wrapper`; "-" when there are none."""
+    if not rows:
         return mark_safe("-")
-    return format_html("<ul>{}</ul>", format_html_join("", "<li>{}</li>", ((str(i),) for i in items)))
+    return format_html(wrapper, format_html_join("", row, rows))
+
+
+def _list_html(items: list) -> SafeString:
+    return _joined_html("<ul>{}</ul>", "<li>{}</li>", [(str(i),) for i in items])
+
+
+# The state columns of the declared stages (drafts.stages; a stage without a column shows in stage_results_display).
+_STATE_FIELDS = tuple(f"{stage}_state" for stage in Draft.STAGES)
 
 
 @admin.register(Draft)
@@ -319,15 +352,12 @@ class DraftAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
         "status",
         "applied",
         "edit_ratio",
-        "draft_state",
-        "qa_state",
-        "confidence_state",
-        "diagnosis_state",
+        *_STATE_FIELDS,
         "draft_seconds",
         "decided_by",
         "created_at",
     )
-    list_filter = ("status", "applied", "draft_state", "qa_state", "confidence_state", "diagnosis_state")
+    list_filter = ("status", "applied", *_STATE_FIELDS)
     list_select_related = ("ticket", "decided_by")
     search_fields = ("=ticket__id",)
     show_full_result_count = False
@@ -365,11 +395,8 @@ class DraftAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
             "단계",
             {
                 "fields": (
-                    "draft_state",
-                    "qa_state",
-                    "confidence_state",
-                    "tags_state",
-                    "diagnosis_state",
+                    *_STATE_FIELDS,
+                    "stage_results_display",
                     "errors_display",
                     "input_at",
                     "draft_at",
@@ -378,22 +405,8 @@ class DraftAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
                 )
             },
         ),
-        (
-            "결정",
-            {
-                "fields": (
-                    "applied",
-                    "edit_ratio_display",
-                    "final_body",
-                    "decided_by",
-                    "decided_at",
-                    "override_reason",
-                    "override_by",
-                    "override_at",
-                    "override_holds_display",
-                )
-            },
-        ),
+        ("결정", {"fields": ("applied", "edit_ratio_display", "final_body", "decided_by", "decided_at")}),
+        ("예외 발송", {"fields": ("override_reason", "override_by", "override_at", "override_holds_display")}),
     )
 
     def get_fieldsets(self, request, obj=None):
@@ -430,15 +443,14 @@ class DraftAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
 
     @admin.display(description="신뢰도(항목별)")
     def confidence_display(self, obj: Draft) -> SafeString:
-        rows = score_rows(obj.confidence)
-        if not rows:
-            return mark_safe("-")
-        body = format_html_join(
-            "",
+        return _joined_html(
+            "<table><tbody>{}</tbody></table>",
             "<tr><th>{}</th><td>{}</td><td>{}</td></tr>",
-            ((r["label"], f"{r['score']:.2f}" if r["score"] is not None else "-", r["reason"]) for r in rows),
+            [
+                (r["label"], f"{r['score']:.2f}" if r["score"] is not None else "-", r["reason"])
+                for r in score_rows(obj.confidence)
+            ],
         )
-        return format_html("<table><tbody>{}</tbody></table>", body)
 
     @admin.display(description="차단 사유")
     def hard_blockers_display(self, obj: Draft) -> SafeString:
@@ -446,15 +458,14 @@ class DraftAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
 
     @admin.display(description="환불 약속 차단")
     def claim_blockers_display(self, obj: Draft) -> SafeString:
-        rows = claim_blocker_rows(obj.claim_blockers)
-        if not rows:
-            return mark_safe("-")
-        items = format_html_join(
-            "",
+        return _joined_html(
+            "<ul>{}</ul>",
             "<li>{}: “{}” ({}, {}–{}자)</li>",
-            ((r["field_label"], r.get("sentence", ""), r["code_label"], r.get("start"), r.get("end")) for r in rows),
+            [
+                (r["field_label"], r.get("sentence", ""), r["code_label"], r.get("start"), r.get("end"))
+                for r in claim_blocker_rows(obj.claim_blockers)
+            ],
         )
-        return format_html("<ul>{}</ul>", items)
 
     @admin.display(description="추천 태그")
     def recommended_tags_display(self, obj: Draft) -> str:
@@ -470,6 +481,17 @@ class DraftAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
     @admin.display(description="선조회 결과")
     def context_report_display(self, obj: Draft) -> SafeString:
         return fields_html(context_report_rows(obj.context_report))
+
+    @admin.display(description="추가 단계 결과")
+    def stage_results_display(self, obj: Draft) -> SafeString:
+        outputs = dict(stage_output_rows(obj))
+        rows = [
+            (stage.label, format_html("{} {}", StageState(state).label, outputs.get(stage.label, "")))
+            for stage in stages()
+            if not stage.has_column
+            for state in (obj.stage_state(stage.name),)
+        ]
+        return fields_html(rows)
 
     @admin.display(description="단계별 오류")
     def errors_display(self, obj: Draft) -> SafeString:

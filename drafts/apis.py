@@ -18,9 +18,10 @@ from common.apis import IsStaff
 from common.errors import NotFound
 from common.fields import StrictCharField, StrictIntegerField
 from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION
-from drafts.models import Draft
+from drafts.models import Draft, StageState
 from drafts.selectors import citations_resolve, citations_with_text, latest_drafts_prefetch, ticket_drafts
 from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject
+from drafts.stages import stages
 from privacy.access import Action, ObjectType, Surface, access_note
 from tickets.api_parts import OpsTicketPart
 from tickets.apis import MESSAGE_ID_MAX
@@ -36,12 +37,21 @@ def draft_context(request, drafts: list[Draft]) -> dict:
     return {"chunks": citations_resolve(drafts), "can_view_diagnosis": request.user.has_perm(DIAGNOSIS_VIEW_PERMISSION)}
 
 
-class StageSerializer(serializers.Serializer):
-    draft = serializers.CharField(source="draft_state")
-    qa = serializers.CharField(source="qa_state")
-    confidence = serializers.CharField(source="confidence_state")
-    tags = serializers.CharField(source="tags_state")
-    diagnosis = serializers.CharField(source="diagnosis_state")
+@extend_schema_field(
+    {
+        "type": "object",
+        "additionalProperties": {"type": "string", "enum": list(StageState.values)},
+        "description": "단계별 상태 (단계 이름 draft·qa·confidence·tags·diagnosis … → PENDING·DONE·FAILED·SKIPPED)",
+    }
+)
+class StagesField(serializers.Field):
+    """Each declared stage's state (drafts.stages), by the stage's name."""
+
+    def __init__(self, **kwargs):
+        super().__init__(source="*", read_only=True, **kwargs)
+
+    def to_representation(self, draft: Draft) -> dict[str, str]:
+        return {stage.name: draft.stage_state(stage.name) for stage in stages()}
 
 
 class TimingSerializer(serializers.Serializer):
@@ -60,7 +70,7 @@ class DraftSerializer(serializers.ModelSerializer):
     answer = serializers.CharField(help_text="운영자가 시작하는 답변: QA 보정본이 있으면 그것")
     citations = serializers.SerializerMethodField()
     diagnosis = serializers.SerializerMethodField()
-    stages = StageSerializer(source="*")
+    stages = StagesField()
     timings = TimingSerializer(source="*")
     decided_by = serializers.CharField(source="decided_by.get_username", default=None, allow_null=True)
     claim_blockers = serializers.JSONField(
@@ -129,6 +139,14 @@ class DraftHeldSerializer(serializers.Serializer):
     detail = serializers.CharField(help_text="보류 사유 (한국어)")
 
 
+def _decided(request, draft_id: int, input_serializer: type[serializers.Serializer], decide) -> Response:
+    """Validate → the decision's service → the draft as decided."""
+    data = input_serializer(data=request.data)
+    data.is_valid(raise_exception=True)
+    draft = decide(draft_id=draft_id, actor=request.user, **data.validated_data)
+    return Response(DraftSerializer(draft, context=draft_context(request, [draft])).data)
+
+
 class OpsDraftApplyApi(APIView):
     permission_classes = [IsStaff]
     required_permissions = DRAFT_DECIDE
@@ -187,10 +205,7 @@ class OpsDraftApplyApi(APIView):
         summary="[운영] 초안 적용(발송)",
     )
     def post(self, request, draft_id: int):
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        draft = draft_apply(draft_id=draft_id, actor=request.user, **data.validated_data)
-        return Response(DraftSerializer(draft, context=draft_context(request, [draft])).data)
+        return _decided(request, draft_id, self.InputSerializer, draft_apply)
 
 
 class OpsDraftRejectApi(APIView):
@@ -203,10 +218,7 @@ class OpsDraftRejectApi(APIView):
 
     @extend_schema(request=InputSerializer, responses={200: DraftSerializer}, summary="[운영] 초안 반려")
     def post(self, request, draft_id: int):
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        draft = draft_reject(draft_id=draft_id, actor=request.user, **data.validated_data)
-        return Response(DraftSerializer(draft, context=draft_context(request, [draft])).data)
+        return _decided(request, draft_id, self.InputSerializer, draft_reject)
 
 
 class OpsDraftDetailApi(APIView):

@@ -46,7 +46,6 @@ class DraftsConfig(AppConfig):
 
         from common.live import live_topic_extend
         from common.outbox import outbox_register
-        from drafts import offline_handlers  # noqa: F401  (registers the built-in model's structured replies)
         from drafts.apis import OPS_TICKET_PART
         from drafts.guard import reply_claims_unsupported
         from drafts.models import DraftEvent
@@ -57,6 +56,12 @@ class DraftsConfig(AppConfig):
         from tickets.services import DRAFT_REQUESTED
 
         outbox_register(DRAFT_REQUESTED, draft_requested_handler)
+        # The pipeline's stages, each declared once (drafts.stages): registering one gives the built-in model its
+        # answer and the gateway's call log its purpose label (llm knows no stage).
+        from drafts.stages import BUILTIN_STAGES, stage_register  # the app registry is ready only now
+
+        for stage in BUILTIN_STAGES:
+            stage_register(stage)
         # What each stage sends, declared beside its prompt builder, for the disclosure (llm.disclosure).
         from drafts.prompts import MODEL_FIELDS  # the app registry is ready only now
         from llm.disclosure import purpose_fields_register  # beside its use, as the imports above

@@ -5,12 +5,12 @@ text itself, and at the customer's records (actions.selectors.money_claims_check
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from actions.claims import Claim, find_money_claims
 from actions.selectors import money_claims_check, money_claims_unsupported
 from drafts import policy
-from drafts.models import Draft
+from drafts.models import Draft, StageState
 from tickets.models import Ticket
 
 
@@ -29,13 +29,21 @@ def text_claim_blockers(text: str, *, field: str, customer_id: str, ticket_id: i
     return [claim.as_blocker(field=field) for claim in unsupported]
 
 
-def draft_hold_for(draft: Draft, *, claims: list[Claim]) -> tuple[policy.Hold, list[Claim]]:
+def draft_hold_for(
+    draft: Draft, *, claims: list[Claim], stage_labels: Mapping[str, str]
+) -> tuple[policy.Hold, list[Claim]]:
     """Why `draft` may not be sent with a text whose claims are `claims` (from `find_money_claims`, run by
-    the caller before taking any lock), and the claims that hold it."""
+    the caller before taking any lock), and the claims that hold it. `stage_labels`: `drafts.stages.stage_labels()`
+    (the stages' declarations use this guard, so the caller passes their words in)."""
     ticket = draft.ticket
     unsupported = money_claims_check(claims, customer_id=ticket.customer_id, order_ids=_order_ids(ticket.order_id))
-    states = dict(zip(Draft.STAGES, draft.stage_states, strict=True))
-    return policy.draft_hold(claim_sentences=[c.sentence for c in unsupported], stage_states=states), unsupported
+    hold = policy.draft_hold(
+        claim_sentences=[c.sentence for c in unsupported],
+        stage_states={stage: draft.stage_state(stage) for stage in policy.CHECK_STAGES},
+        stage_labels=stage_labels,
+        state_labels=dict(StageState.choices),
+    )
+    return hold, unsupported
 
 
 def reply_claims_unsupported(*, text: str, customer_id: str, order_ids: Sequence[str] | None) -> list[str]:

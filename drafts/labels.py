@@ -1,5 +1,6 @@
 """What operators read for the draft pipeline's codes and the JSON a draft stores. Pure data and pure
-formatting (no ORM): the review panel, the draft record and its history use these tables.
+formatting (no ORM): the review panel, the draft record and its history use these tables. The stages' words are
+their declarations' (`drafts.stages.stage_labels`).
 
 An unknown code reads as a Korean fallback, the raw code only in a hover title.
 """
@@ -16,6 +17,7 @@ from common.display import code_html
 from common.numbering import format_number
 from drafts import policy
 from drafts.models import Draft, DraftEvent
+from drafts.stages import stage_labels
 from knowledge.chunking import markdown_plain
 
 # The confidence evaluation's items (Draft.confidence keys).
@@ -24,14 +26,6 @@ SCORE_LABELS: dict[str, str] = {
     "completeness": "완결성",
     "safety": "안전성",
     "uncertainty_handling": "불확실성 처리",
-}
-# The pipeline's stages (Draft.STAGES; the keys of Draft.errors).
-STAGE_LABELS: dict[str, str] = {
-    "draft": "초안",
-    "qa": "QA",
-    "confidence": "신뢰도",
-    "tags": "태그",
-    "diagnosis": "진단",
 }
 # Which text a money-claim blocker was found in (claim_blockers[].field).
 CLAIM_FIELD_LABELS: dict[str, str] = {
@@ -84,7 +78,7 @@ def holds_html(holds: list[str]) -> SafeString:
 def stage_errors_html(errors: Mapping[str, object]) -> SafeString:
     """{"qa": "APITimeoutError"} → "QA (APITimeoutError)": stages by name, the error class as recorded."""
     return format_html_join(
-        ", ", "{} ({})", ((code_html(stage, STAGE_LABELS, "기타 단계"), error) for stage, error in errors.items())
+        ", ", "{} ({})", ((code_html(stage, stage_labels(), "기타 단계"), error) for stage, error in errors.items())
     )
 
 

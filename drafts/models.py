@@ -12,6 +12,18 @@ class StageState(models.TextChoices):
     SKIPPED = "SKIPPED", "해당 없음"
 
 
+def _person(verbose_name: str) -> models.ForeignKey:
+    """Who made a decision on a draft: a staff user, kept while their decisions are."""
+    return models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=verbose_name,
+    )
+
+
 class Draft(models.Model):
     """A reply draft for an operator, built from one customer input (the source message).
 
@@ -30,7 +42,8 @@ class Draft(models.Model):
         UNCHANGED = "UNCHANGED", "그대로 발송"
         EDITED = "EDITED", "수정 후 발송"
 
-    # The pipeline's stages; each has a `<stage>_state` field.
+    # The stages with a `<stage>_state` column (each stage is declared in drafts.stages; one declared without a
+    # column keeps its state and output in `stage_results`).
     STAGES = ("draft", "qa", "confidence", "tags", "diagnosis")
     CLOSED_STATUSES = (Status.SUPERSEDED, Status.APPLIED, Status.REJECTED)
 
@@ -69,6 +82,8 @@ class Draft(models.Model):
     diagnosis_state = models.CharField(
         "진단 단계", max_length=8, choices=StageState.choices, default=StageState.PENDING
     )
+    # {stage: {"state": PENDING|DONE|FAILED|SKIPPED, "output": {...}}} for declared stages without their own columns.
+    stage_results = models.JSONField("추가 단계 결과", default=dict, blank=True)
     errors = models.JSONField("단계별 오류", default=dict, blank=True)
     attempts = models.PositiveIntegerField("실행 횟수", default=0)
     attempted_at = models.DateTimeField("마지막 실행", null=True, blank=True)
@@ -83,25 +98,11 @@ class Draft(models.Model):
     applied = models.CharField("적용 방식", max_length=10, choices=Applied.choices, blank=True, default="")
     edit_ratio = models.FloatField("편집 비율", null=True, blank=True)
     final_body = models.TextField("발송한 답변", blank=True, default="")
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="+",
-        verbose_name="결정자",
-    )
+    decided_by = _person("결정자")
     decided_at = models.DateTimeField("결정 시각", null=True, blank=True)
     # Sent although held (a money claim, or QA/confidence unfinished or failed): who, when, why, and which holds.
     override_reason = models.CharField("예외 발송 사유", max_length=500, blank=True, default="")
-    override_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="+",
-        verbose_name="예외 발송자",
-    )
+    override_by = _person("예외 발송자")
     override_at = models.DateTimeField("예외 발송 시각", null=True, blank=True)
     override_holds = models.JSONField("무시한 보류 사유", default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -147,6 +148,16 @@ class Draft(models.Model):
         """The states of STAGES, in that order."""
         return tuple(getattr(self, f"{stage}_state") for stage in self.STAGES)
 
+    def stage_state(self, stage: str) -> str:
+        """Any declared stage's state: its column, or its entry in `stage_results` (PENDING until it runs)."""
+        if stage in self.STAGES:
+            return getattr(self, f"{stage}_state")
+        return (self.stage_results.get(stage) or {}).get("state", StageState.PENDING)
+
+    @property
+    def _all_states(self) -> tuple[str, ...]:
+        return (*self.stage_states, *((r or {}).get("state", "") for r in self.stage_results.values()))
+
     @property
     def is_closed(self) -> bool:
         """Nothing runs on it any more: replaced by a newer input, or decided by an operator."""
@@ -154,11 +165,11 @@ class Draft(models.Model):
 
     @property
     def has_failure(self) -> bool:
-        return self.status == self.Status.FAILED or StageState.FAILED in self.stage_states
+        return self.status == self.Status.FAILED or StageState.FAILED in self._all_states
 
     @property
     def is_unfinished(self) -> bool:
-        return self.status == self.Status.PREPARING or StageState.PENDING in self.stage_states
+        return self.status == self.Status.PREPARING or StageState.PENDING in self._all_states
 
 
 class DraftEvent(AuditEvent):

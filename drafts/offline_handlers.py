@@ -1,5 +1,6 @@
 """Structured replies of the built-in offline model for the draft pipeline: deterministic stand-ins
-that read only the request they are given (like a model would), for demos and tests."""
+that read only the request they are given (like a model would), for demos and tests. Each is named by its
+stage's declaration (`drafts.stages`), which registers it with the built-in model."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import json
 import re
 
 from llm.fence import CUSTOMER, FENCE, fenced_bodies
-from llm.offline import register_structured
 
 _DOC = re.compile(r"\[doc_id=(?P<doc>[\w-]+) chunk=(?P<chunk>\d+)\] (?P<title>[^\n]+)")
 
@@ -45,17 +45,19 @@ TOPICS = [
 ]
 
 
-def _draft(body: dict) -> dict:
+def draft(body: dict) -> dict:
     text = _user_text(body)
     said = " ".join(_customer_texts(text)[-1:])
     lines = ["안녕하세요, 고객님. 문의 주셔서 감사합니다."]
     lines += [answer for words, answer in TOPICS if any(w in said for w in words)][:2] or [
         "문의하신 내용을 확인한 뒤 안내드리겠습니다."
     ]
-    return {"body": " ".join(lines), "citations": []}
+    # The best document retrieved for this conversation, as the model would cite what it was given.
+    docs = [m.groupdict() for m in _DOC.finditer(_section(text, "문서"))][:1]
+    return {"body": " ".join(lines), "citations": [{"doc_id": d["doc"], "chunk": int(d["chunk"])} for d in docs]}
 
 
-def _qa(body: dict) -> dict:
+def qa(body: dict) -> dict:
     text = _user_text(body)
     draft = _section(text, "초안") or "문의하신 내용을 확인한 뒤 안내드리겠습니다."
     docs = [m.groupdict() for m in _DOC.finditer(_section(text, "문서"))]
@@ -69,7 +71,7 @@ def _qa(body: dict) -> dict:
     }
 
 
-def _confidence(body: dict) -> dict:
+def confidence(body: dict) -> dict:
     text = _user_text(body)
     answer = _section(text, "답변")
     cited = "참고해 주세요" in answer
@@ -82,7 +84,7 @@ def _confidence(body: dict) -> dict:
     }
 
 
-def _tags(body: dict) -> dict:
+def tags(body: dict) -> dict:
     text = _user_text(body)
     names = [n.strip() for n in _section(text, "태그 목록").split(",") if n.strip()]
     said = " ".join(_customer_texts(text))
@@ -98,7 +100,7 @@ def _tags(body: dict) -> dict:
     return {"tags": picked[:3]}
 
 
-def _diagnosis(body: dict) -> dict:
+def diagnosis(body: dict) -> dict:
     text = _user_text(body)
     match = re.search(r"<diagnostic_context>\n(.*?)\n</diagnostic_context>", text, flags=re.S)
     context = json.loads(match.group(1)) if match else {}
@@ -132,13 +134,3 @@ def _diagnosis(body: dict) -> dict:
         "interpretation": "문의 시각 주변 기록이 없습니다.",
         "checks": ["고객에게 발생 시각과 화면 캡처 요청"],
     }
-
-
-for _name, _fn in {
-    "draft": _draft,
-    "qa": _qa,
-    "confidence": _confidence,
-    "tags": _tags,
-    "diagnosis": _diagnosis,
-}.items():
-    register_structured(_name, _fn)

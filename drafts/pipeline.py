@@ -1,36 +1,31 @@
-"""The reply-draft pipeline for one (ticket, source input).
+"""The reply-draft pipeline for one (ticket, source input): the runner of the stages `drafts.stages` declares.
 
-Fast draft first (one model call after the input, context prefetched in parallel), then QA, then the
-confidence evaluation; tags and the operator-only diagnosis run beside the draft. Every write is fenced:
-under a row lock it re-checks that the source input is still the ticket's latest customer message.
+Each stage starts once the stages it waits for have ended (fast draft first, with its context prefetched and the
+knowledge retrieved beside it; QA and the confidence evaluation after it; tags and the operator-only diagnosis
+beside it). Every write is fenced: under a row lock it re-checks that the source input is still the ticket's
+latest customer message.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from diagnostics.policy import FAILURE_POINT_IDENTIFIED, enforce
-from diagnostics.prompts import diagnosis_system_prompt, diagnosis_user_prompt
-from diagnostics.schemas import DiagnosisOutput
-from diagnostics.selectors import diagnostic_context_gather
-from drafts import prompts
 from drafts.context import context_prefetch, context_sources
-from drafts.guard import text_claim_blockers
 from drafts.locks import ticket_lease
 from drafts.models import Draft, DraftEvent, StageState
-from drafts.schemas import ConfidenceOutput, DraftOutput, QAOutput, TagsOutput
 from drafts.services import PIPELINE_ACTOR, draft_event, drafts_supersede
-from knowledge.selectors import faq_list_active
+from drafts.stages import Run, Stage, StageInput, stages_in_run_order
 from llm import client as llm
 from llm.errors import LLMError
-from tickets.models import Tag, Ticket, TicketMessage
+from tickets.models import Ticket, TicketMessage
 from tickets.selectors import ticket_latest_customer_message_id
 from tickets.services import HANDOFF_TRANSCRIPT_TITLE
 
@@ -47,16 +42,6 @@ class LeaseBusy(Exception):
 
 class Stale(Exception):
     """A newer customer input exists: this run's work is dropped (the newer event will do it)."""
-
-
-@dataclass(frozen=True)
-class Run:
-    ticket_id: int
-    message_id: int
-    draft_id: int
-    customer_id: str
-    category: str
-    input_at: object
 
 
 def _fenced_write(run: Run, **fields) -> Draft:
@@ -86,8 +71,9 @@ def _fenced_write(run: Run, **fields) -> Draft:
                     actor=PIPELINE_ACTOR,
                     reason="newer_draft",
                 )
-            if "errors" in fields:
-                fields["errors"] = {**draft.errors, **fields["errors"]}
+            for merged in ("errors", "stage_results"):  # per-stage maps: a stage adds its own key
+                if merged in fields:
+                    fields[merged] = {**getattr(draft, merged), **fields[merged]}
             before = draft.status
             for name, value in fields.items():
                 setattr(draft, name, value)
@@ -102,13 +88,17 @@ def _fenced_write(run: Run, **fields) -> Draft:
     return draft
 
 
-def _claim_blockers(run: Run, text: str, field: str) -> list[dict]:
-    return text_claim_blockers(text, field=field, customer_id=run.customer_id, ticket_id=run.ticket_id)
-
-
-def _failed(stage: str, exc: Exception) -> dict:
+def _failed(stage: Stage, exc: Exception) -> dict:
     error = getattr(exc, "error_class", type(exc).__name__)
-    return {f"{stage}_state": StageState.FAILED, "errors": {stage: error}}
+    return {**_state(stage, StageState.FAILED), "errors": {stage.name: error}}
+
+
+def _state(stage: Stage, state: str, output: dict | None = None) -> dict:
+    """The fields that record a stage's state (and, for a stage without its own columns, its output)."""
+    if stage.has_column:
+        return {f"{stage.name}_state": state}
+    entry = {"state": state} if output is None else {"state": state, "output": output}
+    return {"stage_results": {stage.name: entry}}
 
 
 def _in_thread(fn, *args):
@@ -118,7 +108,6 @@ def _in_thread(fn, *args):
         connection.close()
 
 
-# --- stages ------------------------------------------------------------------------------------
 def _retrieve(query: str) -> list:
     # Imported here for its cost, not for a cycle: bm25s + numpy take ~0.4 s, paid by the first draft only.
     from knowledge.retrieval import retrieve
@@ -126,139 +115,84 @@ def _retrieve(query: str) -> list:
     return retrieve(query, k=4)
 
 
-def _faq() -> list[dict]:
-    return [{"question": f.question, "answer": f.answer} for f in faq_list_active(limit=200)]
+def _stage_run(stage: Stage, inp: StageInput) -> dict | None:
+    """One stage: ask the model, check its output, store it. Returns the fields written (None: it did not run)."""
+    if any(inp.draft.stage_state(name) != StageState.DONE for name in stage.needs):
+        return None  # what it needs failed: it waits for a retry of the run
+    messages = stage.messages(inp)
+    if messages is None:
+        fields = _state(stage, StageState.SKIPPED)
+    else:
+        try:
+            out, result = llm.structured(purpose=stage.name, messages=messages, schema=stage.schema, name=stage.name)
+        except LLMError as exc:
+            fields = {**stage.on_failure(inp), **_failed(stage, exc)}
+        else:
+            stored = stage.store(inp, out, result)
+            fields = (
+                {**stored, **_state(stage, StageState.DONE)}
+                if stage.has_column
+                else _state(stage, StageState.DONE, stored)
+            )
+    draft = _fenced_write(inp.run, **fields)
+    return {name: getattr(draft, name) for name in fields}
 
 
-def _stage_draft(run: Run, snapshot: list[dict], prefetched: tuple[dict, dict]) -> Draft | None:
-    context, report = prefetched
-    try:
-        out, result = llm.structured(
-            purpose="draft",
-            messages=prompts.draft_messages(snapshot=snapshot, context=context, faq=_faq(), hits=[]),
-            schema=DraftOutput,
-            name="draft",
-        )
-    except LLMError as exc:
-        _fenced_write(run, status=Draft.Status.FAILED, context_report=report, **_failed("draft", exc))
-        return None
-    return _fenced_write(
-        run,
-        status=Draft.Status.GENERATED,
-        body=out.body,
-        claim_blockers=_claim_blockers(run, out.body, "body"),
-        draft_model=result.model,
-        draft_state=StageState.DONE,
-        draft_at=timezone.now(),
-        context_report=report,
-    )
+_FINISHED = (StageState.DONE, StageState.SKIPPED)
 
 
-def _stage_qa(run: Run, snapshot: list[dict], draft: Draft, hits: list) -> Draft:
-    try:
-        out, result = llm.structured(
-            purpose="qa",
-            messages=prompts.qa_messages(snapshot=snapshot, draft=draft.body, hits=hits),
-            schema=QAOutput,
-            name="qa",
-        )
-    except LLMError as exc:
-        return _fenced_write(run, **_failed("qa", exc))
-    from knowledge.retrieval import validate_citations  # cost, not a cycle: see _retrieve
+class _Runner:
+    """Runs the stages a draft still needs. In parallel (the default) each stage starts as soon as the stages it
+    waits for have ended; `sequential` (the seed's "before", a benchmark contrast) runs one after another."""
 
-    kept, dropped = validate_citations([c.model_dump() for c in out.citations], hits)
-    if dropped:
-        log.warning("drafts.citation_dropped draft_id=%s count=%d", run.draft_id, len(dropped))
-    return _fenced_write(
-        run,
-        corrected_body=out.corrected_body,
-        claim_blockers=[
-            *(b for b in draft.claim_blockers if b.get("field") == "body"),
-            *_claim_blockers(run, out.corrected_body, "corrected_body"),
-        ],
-        citations=kept,
-        dropped_citations=dropped,
-        qa_changes=out.changes,
-        qa_model=result.model,
-        qa_state=StageState.DONE,
-        qa_at=timezone.now(),
-    )
+    def __init__(self, run: Run, draft: Draft, snapshot: list[dict], *, query: str, sources: dict) -> None:
+        self.run, self.draft, self.snapshot, self.query, self.sources = run, draft, snapshot, query, sources
+        self.todo = [s for s in stages_in_run_order() if draft.stage_state(s.name) not in _FINISHED]
+        self.written: dict = {}  # the fields the ended stages wrote, read by the stages that wait for them
+        self.lock = threading.Lock()
+        self.prefetch_lock = threading.Lock()  # apart: a prefetch takes up to its budget, `written` never waits
+        self._hits: Future | None = None
+        self._prefetched: tuple[dict, dict] | None = None
 
+    def hits(self) -> list:
+        if self._hits is None:  # sequential (one thread): retrieved when a stage first asks
+            self._hits = Future()
+            self._hits.set_result(_retrieve(self.query))
+        return self._hits.result()
 
-def _stage_confidence(run: Run, snapshot: list[dict], draft: Draft, hits: list, diagnosis: dict | None) -> Draft:
-    answer = draft.answer
-    try:
-        out, _ = llm.structured(
-            purpose="confidence",
-            messages=prompts.confidence_messages(snapshot=snapshot, answer=answer, hits=hits, diagnosis=diagnosis),
-            schema=ConfidenceOutput,
-            name="confidence",
-        )
-    except LLMError as exc:
-        return _fenced_write(run, **_failed("confidence", exc))
-    blockers = list(out.hard_blockers)
-    # Code adds what it can see for itself, whatever the model said. (Money claims are found by the guard
-    # at draft time and after QA, in `claim_blockers`, whether or not this stage succeeds.)
-    if diagnosis and diagnosis.get("verdict") != FAILURE_POINT_IDENTIFIED and "원인" in answer and "확인" not in answer:
-        blockers.append("진단이 확정하지 못한 원인을 단정함")
-    scores = {
-        k: getattr(out, k).model_dump() for k in ("groundedness", "completeness", "safety", "uncertainty_handling")
-    }
-    return _fenced_write(
-        run, confidence=scores, hard_blockers=blockers, confidence_state=StageState.DONE, confidence_at=timezone.now()
-    )
+    def prefetched(self) -> tuple[dict, dict]:
+        with self.prefetch_lock:  # one prefetch per run, whichever stage asks first
+            if self._prefetched is None:
+                self._prefetched = context_prefetch(self.sources)
+            return self._prefetched
 
+    def _input(self) -> StageInput:
+        draft = copy.copy(self.draft)
+        with self.lock:
+            for name, value in self.written.items():
+                setattr(draft, name, value)
+        return StageInput(self.run, self.snapshot, draft, hits=self.hits, prefetched=self.prefetched)
 
-def _stage_tags(run: Run, snapshot: list[dict]) -> None:
-    names = list(Tag.objects.filter(is_active=True).values_list("name", flat=True))
-    if not names:
-        _fenced_write(run, tags_state=StageState.SKIPPED)
-        return
-    try:
-        out, _ = llm.structured(
-            purpose="tags",
-            messages=prompts.tags_messages(snapshot=snapshot, tag_names=names),
-            schema=TagsOutput,
-            name="tags",
-        )
-    except LLMError as exc:
-        _fenced_write(run, **_failed("tags", exc))
-        return
-    allowed = set(names)
-    _fenced_write(
-        run, recommended_tags=[t for t in dict.fromkeys(out.tags) if t in allowed], tags_state=StageState.DONE
-    )
+    def _one(self, stage: Stage, waits_for: tuple[Future, ...] = ()) -> None:
+        if any(future.exception() is not None for future in waits_for):
+            return  # a stage it waits for raised (Stale, say): that surfaces from its own future
+        written = _stage_run(stage, self._input())
+        with self.lock:
+            self.written.update(written or {})
 
+    def sequential(self) -> None:
+        for stage in self.todo:
+            self._one(stage)
 
-def _stage_diagnosis(run: Run, snapshot: list[dict]) -> dict | None:
-    if run.category != Ticket.Category.ERROR:
-        _fenced_write(run, diagnosis_state=StageState.SKIPPED)
-        return None
-    context = diagnostic_context_gather(customer_id=run.customer_id, inquiry_at=run.input_at)
-    inquiry = "\n".join(m["body"] for m in snapshot if m["author_type"] == "CUSTOMER")
-    try:
-        out, _ = llm.structured(
-            purpose="diagnosis",
-            messages=[
-                {"role": "system", "content": diagnosis_system_prompt()},
-                {
-                    "role": "user",
-                    "content": diagnosis_user_prompt(
-                        inquiry_text=inquiry, inquiry_at=run.input_at, context=context.as_prompt_context()
-                    ),
-                },
-            ],
-            schema=DiagnosisOutput,
-            name="diagnosis",
-        )
-    except LLMError as exc:
-        _fenced_write(run, **_failed("diagnosis", exc))
-        return None
-    enforced = enforce(
-        out, context_event_ids_by_kind=context.event_ids_by_kind(), error_event_ids=context.error_event_ids()
-    ).as_dict()
-    _fenced_write(run, diagnosis=enforced, diagnosis_state=StageState.DONE)
-    return enforced
+    def parallel(self) -> None:
+        with ThreadPoolExecutor(max_workers=len(self.todo) + 1, thread_name_prefix="drafts") as pool:
+            self._hits = pool.submit(_in_thread, _retrieve, self.query)
+            futures: dict[str, Future] = {}
+            for stage in self.todo:
+                waits_for = tuple(futures[name] for name in stage.after if name in futures)
+                futures[stage.name] = pool.submit(_in_thread, self._one, stage, waits_for)
+            for future in futures.values():
+                future.result()  # surface Stale (or an unexpected error) from any stage
 
 
 # --- the run -----------------------------------------------------------------------------------
@@ -343,41 +277,5 @@ def _execute(run: Run, draft: Draft, snapshot: list[dict], *, sequential: bool) 
         if m["author_type"] == "CUSTOMER"
         or (m["author_type"] == "SYSTEM" and m["body"].startswith(HANDOFF_TRANSCRIPT_TITLE))
     )[-500:]
-    sources = context_sources(run.customer_id, run.ticket_id)
-    if sequential:  # the seed's "before": every stage waits for the one before it (benchmark contrast)
-        draft_now = draft
-        if draft.draft_state != StageState.DONE:
-            draft_now = _stage_draft(run, snapshot, context_prefetch(sources))
-        hits = _retrieve(query)
-        diagnosis = _stage_diagnosis(run, snapshot)
-        _stage_tags(run, snapshot)
-        if draft_now is not None:
-            draft_now = _stage_qa(run, snapshot, draft_now, hits)
-            _stage_confidence(run, snapshot, draft_now, hits, diagnosis)
-        return
-    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="drafts") as pool:
-        hits_f = pool.submit(_in_thread, _retrieve, query)
-        diagnosis_f = (
-            pool.submit(_in_thread, _stage_diagnosis, run, snapshot)
-            if draft.diagnosis_state in (StageState.PENDING, StageState.FAILED)
-            else None
-        )
-        tags_f = (
-            pool.submit(_in_thread, _stage_tags, run, snapshot)
-            if draft.tags_state in (StageState.PENDING, StageState.FAILED)
-            else None
-        )
-        current: Draft | None = draft
-        if draft.draft_state != StageState.DONE:
-            # The context prefetch has its own thread and budget; the side stages are already running.
-            current = _stage_draft(run, snapshot, context_prefetch(sources))
-        if current is not None:
-            hits = hits_f.result()
-            if current.qa_state != StageState.DONE:
-                current = _stage_qa(run, snapshot, current, hits)
-            diagnosis = diagnosis_f.result() if diagnosis_f else (current.diagnosis or None)
-            if current.confidence_state != StageState.DONE:
-                _stage_confidence(run, snapshot, current, hits, diagnosis)
-        for f in (tags_f, diagnosis_f):
-            if f is not None:
-                f.result()  # surface Stale from side stages
+    runner = _Runner(run, draft, snapshot, query=query, sources=context_sources(run.customer_id, run.ticket_id))
+    runner.sequential() if sequential else runner.parallel()

@@ -28,9 +28,8 @@ def edit_ratio(original: str, final: str) -> float:
 
 # --- what holds a draft back from a plain click ----------------------------------------------------------
 
-# The checks a draft must have passed (DONE) before it can be sent without an override reason.
-CHECK_STAGES = {"qa": "QA", "confidence": "신뢰도"}
-STAGE_STATE_LABELS = {"PENDING": "아직 실행되지 않음", "FAILED": "실패", "SKIPPED": "건너뜀"}
+# The checks a draft must have passed (DONE) before it can be sent without an override reason (drafts.stages).
+CHECK_STAGES = ("qa", "confidence")
 HOLD_MONEY_CLAIM = "money_claim"
 HOLD_UNCHECKED = "unchecked"
 
@@ -40,7 +39,7 @@ class Hold:
     """Why a draft's text may not go to the customer on a plain click. Empty: it may."""
 
     claim_sentences: tuple[str, ...] = ()  # sentences promising money the records do not show
-    unchecked: tuple[tuple[str, str], ...] = ()  # (stage, state) of checks not DONE
+    unchecked: tuple[tuple[str, str], ...] = ()  # (stage, state) of checks not DONE, as people read them
 
     @property
     def holds(self) -> list[str]:
@@ -57,10 +56,7 @@ class Hold:
     def reasons(self) -> list[str]:
         """One Korean line per reason, for the operator."""
         lines = [f"승인되지 않은 환불·취소 약속: “{sentence}”" for sentence in self.claim_sentences]
-        lines += [
-            f"{CHECK_STAGES[stage]} 검사가 끝나지 않았습니다({STAGE_STATE_LABELS.get(state, state)})."
-            for stage, state in self.unchecked
-        ]
+        lines += [f"{stage} 검사가 끝나지 않았습니다({state})." for stage, state in self.unchecked]
         return lines
 
     @property
@@ -79,12 +75,18 @@ class Hold:
         )
 
 
-def draft_hold(*, claim_sentences: Iterable[str], stage_states: Mapping[str, str]) -> Hold:
+def draft_hold(
+    *,
+    claim_sentences: Iterable[str],
+    stage_states: Mapping[str, str],
+    stage_labels: Mapping[str, str] = {},
+    state_labels: Mapping[str, str] = {},
+) -> Hold:
+    """`stage_labels`, `state_labels`: the words for the stages (drafts.stages) and their states (StageState)."""
+    unchecked = [(stage, stage_states.get(stage, "")) for stage in CHECK_STAGES if stage_states.get(stage) != "DONE"]
     return Hold(
         claim_sentences=tuple(claim_sentences),
-        unchecked=tuple(
-            (stage, stage_states.get(stage, "")) for stage in CHECK_STAGES if stage_states.get(stage) != "DONE"
-        ),
+        unchecked=tuple((stage_labels.get(s, s), state_labels.get(state, state)) for s, state in unchecked),
     )
 
 

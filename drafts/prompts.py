@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from common.redaction import redact, redact_obj
+from diagnostics.prompts import diagnosis_system_prompt, diagnosis_user_prompt
 from llm.disclosure import MASKED_TEXT, SentField
 from llm.fence import CUSTOMER, DRAFT_TEXT, FENCE_RULE, KNOWLEDGE, OPERATOR, SHOP_DATA, fence
 from tickets.services import HANDOFF_TRANSCRIPT_TITLE
@@ -101,6 +102,14 @@ def tags_messages(*, snapshot: list[dict], tag_names: list[str]) -> list[dict]:
     tags = fence(redact(", ".join(tag_names)), label=SHOP_DATA)
     user = f"[태그 목록]\n{tags}\n\n[대화]\n{_conversation_text(snapshot)}"
     return [{"role": "system", "content": TAGS_SYSTEM}, {"role": "user", "content": user}]
+
+
+def diagnosis_messages(*, snapshot: list[dict], inquiry_at: object, context: dict) -> list[dict]:
+    """The operator-only diagnosis: the diagnostics app's prompt over the customer's words and the service events
+    around the inquiry (`diagnostics.selectors.DiagnosticContext.as_prompt_context`)."""
+    inquiry = "\n".join(m["body"] for m in snapshot if m["author_type"] == "CUSTOMER")
+    user = diagnosis_user_prompt(inquiry_text=inquiry, inquiry_at=inquiry_at, context=context)
+    return [{"role": "system", "content": diagnosis_system_prompt()}, {"role": "user", "content": user}]
 
 
 # --- what each pipeline stage sends (the disclosure, llm.disclosure; checked against captured requests) ------------

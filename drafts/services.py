@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -23,6 +23,7 @@ from drafts import policy
 from drafts.guard import draft_hold_for
 from drafts.locks import leases_held
 from drafts.models import DeadLetter, Draft, DraftEvent, StageState
+from drafts.stages import stage_labels
 from tickets.models import Ticket, TicketMessage
 from tickets.selectors import ticket_latest_customer_message_id, with_latest_customer_message
 from tickets.services import (
@@ -156,7 +157,7 @@ def draft_apply(
             raise InvalidState(f"답변은 {BODY_MAX:,}자를 넘을 수 없습니다.", code="reply_too_long")
         if final != checked:  # QA's answer landed between the read and the lock
             claims = find_money_claims(final)
-        hold, held_claims = draft_hold_for(draft, claims=claims)
+        hold, held_claims = draft_hold_for(draft, claims=claims, stage_labels=stage_labels())
         if hold.code and not reason:
             raise InvalidState(hold.message, code=hold.code)
         chosen = tags_resolve(tags)
@@ -214,24 +215,29 @@ def draft_apply(
     return draft
 
 
+def _rejected(draft: Draft, *, actor: AbstractBaseUser, at: datetime, **payload: object) -> None:
+    """Mark a live (locked) draft REJECTED by `actor`, with its audit row."""
+    draft.status = Draft.Status.REJECTED
+    draft.decided_by = actor
+    draft.decided_at = at
+    draft.save(update_fields=["status", "decided_by", "decided_at"])
+    draft_event(
+        draft,
+        DraftEvent.Type.REJECTED,
+        actor=Actor.operator(actor),
+        before=Draft.Status.GENERATED,
+        after=Draft.Status.REJECTED,
+        **payload,
+    )
+
+
 def draft_reject(*, draft_id: int, actor: AbstractBaseUser, tags: Iterable[str] = ()) -> Draft:
     """The operator will not use this draft. Nothing is sent; the ticket stays open for a person."""
     _require_reviewer(actor)
     with transaction.atomic():
         draft = _locked_live_draft(draft_id)
         chosen = tags_resolve(tags)
-        draft.status = Draft.Status.REJECTED
-        draft.decided_by = actor
-        draft.decided_at = timezone.now()
-        draft.save(update_fields=["status", "decided_by", "decided_at"])
-        draft_event(
-            draft,
-            DraftEvent.Type.REJECTED,
-            actor=Actor.operator(actor),
-            before=Draft.Status.GENERATED,
-            after=Draft.Status.REJECTED,
-            tags=[t.name for t in chosen],
-        )
+        _rejected(draft, actor=actor, at=timezone.now(), tags=[t.name for t in chosen])
         ticket_tags_add(ticket=draft.ticket, tags=chosen, actor=actor)
     log.info("draft.rejected draft_id=%s ticket_id=%s actor_id=%s", draft.pk, draft.ticket.number, actor.pk)
     return draft
@@ -245,18 +251,7 @@ def drafts_reject_on_own_reply(*, ticket: Ticket, message: TicketMessage, actor:
     now = timezone.now()
     live = list(Draft.objects.select_for_update().filter(ticket=ticket, status=Draft.Status.GENERATED))
     for draft in live:
-        draft.status = Draft.Status.REJECTED
-        draft.decided_by = actor
-        draft.decided_at = now
-        draft.save(update_fields=["status", "decided_by", "decided_at"])
-        draft_event(
-            draft,
-            DraftEvent.Type.REJECTED,
-            actor=Actor.operator(actor),
-            before=Draft.Status.GENERATED,
-            after=Draft.Status.REJECTED,
-            reason="own_reply",
-        )
+        _rejected(draft, actor=actor, at=now, reason="own_reply")
     if live:
         ticket_note_add(
             ticket=ticket,

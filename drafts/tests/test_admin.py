@@ -10,17 +10,12 @@ from django.utils.html import escape
 
 from diagnostics.schemas import VERDICT_LABELS
 from drafts.models import Draft
+from drafts.tests.support import inquiry
 from knowledge.models import KnowledgeDocument
 from tickets.models import TicketMessage
 from tickets.tests.pages import unlabelled
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def operator_client(client, operator_user):
-    client.force_login(operator_user)
-    return client
 
 
 def _page(ticket_id):
@@ -73,7 +68,7 @@ def test_apply_unchanged_from_the_admin(operator_client, live_draft):
 def test_apply_edited_from_the_admin_records_the_edit_ratio(operator_client, live_draft):
     final = "고객님, 결제 오류를 확인하고 있습니다. 잠시만 기다려 주세요."
     operator_client.post(
-        _decide(live_draft.ticket_id, live_draft.pk), {"decision": "apply_edited", "final_body": final, "tags": []}
+        _decide(live_draft.ticket_id, live_draft.pk), {"decision": "apply", "final_body": final, "tags": []}
     )
     draft = Draft.objects.get(pk=live_draft.pk)
     assert (draft.status, draft.applied, draft.final_body) == ("APPLIED", "EDITED", final)
@@ -94,19 +89,16 @@ def test_staff_without_review_permission_see_no_decisions_and_change_nothing(cli
     client.force_login(clerk)
     page = client.get(_page(live_draft.ticket_id))
     assert page.status_code == 200 and 'value="apply"' not in page.content.decode()
-    response = client.post(_decide(live_draft.ticket_id, live_draft.pk), {"decision": "apply_unchanged"}, follow=True)
+    response = client.post(_decide(live_draft.ticket_id, live_draft.pk), {"decision": "apply"}, follow=True)
     assert "권한이 없습니다" in response.content.decode()
     assert Draft.objects.get(pk=live_draft.pk).status == "GENERATED"
 
 
 def test_failed_stage_is_shown_and_retried_from_the_admin(operator_client, c005, scripted_model):
     from llm.testing import Fault
-    from tickets.services import ticket_create
 
     scripted_model.handler = lambda body: Fault(500)
-    ticket = ticket_create(
-        customer=c005, category="배송", subject="배송", body="언제 와요?", source="API", author=c005.user
-    )
+    ticket = inquiry(c005)
     page = operator_client.get(_page(ticket.pk)).content.decode()
     assert "생성 실패" in page and "실패한 단계 다시 실행" in page
 
@@ -138,19 +130,11 @@ def test_review_panel_diagnosis_reads_korean_with_local_times_and_linked_events(
     from diagnostics.models import ServiceEvent
     from orders.models import Customer
     from tickets.models import Ticket
-    from tickets.services import ticket_create
 
     at = datetime(2026, 7, 26, 14, 10, tzinfo=ZoneInfo("Asia/Seoul"))
     customer = Customer.objects.select_related("user").get(pk="C005")
     with transaction.atomic():
-        ticket = ticket_create(
-            customer=customer,
-            category="오류",
-            subject="결제 오류",
-            body="결제가 안 돼요.",
-            source="API",
-            author=customer.user,
-        )
+        ticket = inquiry(customer, "결제가 안 돼요.", category="오류", subject="결제 오류")
         TicketMessage.objects.filter(ticket=ticket).update(created_at=at)
         Ticket.objects.filter(pk=ticket.pk).update(created_at=at)
     draft = Draft.objects.get(ticket=ticket)

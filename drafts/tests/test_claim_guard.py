@@ -11,9 +11,9 @@ from rest_framework.test import APIClient
 
 from actions.claims import find_money_claims
 from actions.models import ActionRecord
-from actions.services import action_decide, refund_request
-from common.actors import Actor
+from actions.services import action_decide
 from drafts.models import Draft
+from drafts.tests.support import refund_asked
 from llm.offline import respond, structured_name
 from llm.testing import Fault
 from orders.models import Order
@@ -63,19 +63,6 @@ def inquiry(shop_knowledge, c003):
         return Draft.objects.get(ticket=ticket)
 
     return file
-
-
-@pytest.fixture
-def staff_api(operator_user):
-    client = APIClient()
-    client.force_authenticate(operator_user)
-    return client
-
-
-@pytest.fixture
-def operator_client(client, operator_user):
-    client.force_login(operator_user)
-    return client
 
 
 def _apply(api, draft, **payload):
@@ -201,19 +188,13 @@ def test_a_draft_applied_before_qa_has_run_is_unchecked(scripted_model, inquiry,
     with pytest.raises(InvalidState) as held:
         draft_apply(draft_id=draft.pk, final_body=None, actor=operator_user)
     assert held.value.code == "draft_unchecked"
-    assert "QA 검사가 끝나지 않았습니다(아직 실행되지 않음)" in held.value.message
+    assert "QA 검사가 끝나지 않았습니다(대기)" in held.value.message
     assert _operator_messages(draft) == []
 
 
 def test_a_promise_the_records_make_true_is_not_held(scripted_model, inquiry, staff_api, operator_user, c003):
-    outcome = refund_request(
-        customer=c003,
-        order_id="HR20260628003",
-        reason_category="상품하자",
-        reason="녹",
-        actor=Actor.customer_agent(c003),
-    )
-    action_decide(number=outcome.record.number, approve=True, actor=operator_user)
+    record = refund_asked(c003, "HR20260628003", reason="녹", category="상품하자")
+    action_decide(number=record.number, approve=True, actor=operator_user)
     truthful = "환불이 승인되었습니다. 3영업일 안에 38,000원이 입금됩니다."
     _rewrite(scripted_model, draft={"body": truthful}, qa={"corrected_body": truthful, "citations": []})
     draft = inquiry()
@@ -228,13 +209,7 @@ def test_a_draft_held_when_made_is_sent_once_a_person_approves_the_refund(
     _rewrite(scripted_model, draft={"body": HOSTILE}, qa={"corrected_body": HOSTILE, "citations": []})
     draft = inquiry()
     assert _apply(staff_api, draft).status_code == 409
-    record = refund_request(
-        customer=c003,
-        order_id="HR20260628003",
-        reason_category="상품하자",
-        reason="녹",
-        actor=Actor.customer_agent(c003),
-    ).record
+    record = refund_asked(c003, "HR20260628003", reason="녹", category="상품하자")
     action_decide(number=record.number, approve=True, actor=operator_user)
     assert ActionRecord.objects.get(pk=record.pk).refund_amount == 38000
     # The check on apply reads the records as they are now.
@@ -262,7 +237,7 @@ def test_the_admin_shows_why_a_draft_is_held_and_refuses_a_plain_click(scripted_
     assert "승인되지 않은 환불·취소 약속: “전액 환불이 승인되었습니다.”" in page
     assert 'name="override_reason"' in page
 
-    response = operator_client.post(_decide(draft), {"decision": "apply_unchanged"}, follow=True)
+    response = operator_client.post(_decide(draft), {"decision": "apply"}, follow=True)
     assert "이 답변은 그대로 보낼 수 없습니다" in response.content.decode()
     assert _operator_messages(draft) == []
     assert Draft.objects.get(pk=draft.pk).status == "GENERATED"
@@ -276,14 +251,14 @@ def test_an_operator_edit_adding_a_promise_in_the_admin_is_held_kept_and_sent_wi
     assert 'id="cs-hold"' not in operator_client.get(_page(draft)).content.decode()
     edited = f"{HONEST}\n환불 완료되었습니다. 69,000원이 내일 입금됩니다."
 
-    response = operator_client.post(_decide(draft), {"decision": "apply_edited", "final_body": edited}, follow=True)
+    response = operator_client.post(_decide(draft), {"decision": "apply", "final_body": edited}, follow=True)
     page = response.content.decode()
     assert "승인되지 않은 환불·취소 약속: “환불 완료되었습니다.”" in page
     assert _operator_messages(draft) == []
     assert f'id="cs-final-body">{edited}</textarea>' in page  # the edit is not lost
 
     operator_client.post(
-        _decide(draft), {"decision": "apply_edited", "final_body": edited, "override_reason": "팀장 승인(메신저)"}
+        _decide(draft), {"decision": "apply", "final_body": edited, "override_reason": "팀장 승인(메신저)"}
     )
     saved = Draft.objects.get(pk=draft.pk)
     assert (saved.status, saved.applied, saved.final_body) == ("APPLIED", "EDITED", edited)

@@ -9,9 +9,9 @@ from django.core.management import CommandError, call_command
 from drafts.locks import ticket_lease
 from drafts.models import DeadLetter, Draft
 from drafts.tasks import generate_draft_task
+from drafts.tests.support import inquiry
 from llm.offline import respond
 from llm.testing import Fault
-from tickets.services import ticket_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -23,9 +23,7 @@ def _run(*args):
 
 
 def _inquiry(c005, subject="배송"):
-    return ticket_create(
-        customer=c005, category="배송", subject=subject, body="언제 와요?", source="API", author=c005.user
-    )
+    return inquiry(c005, subject=subject)
 
 
 def test_failed_drafts_are_retried_and_complete_ones_left_alone(c005, scripted_model):

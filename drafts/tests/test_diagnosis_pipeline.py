@@ -9,9 +9,9 @@ import pytest
 
 from common.redaction import find_sensitive
 from drafts.models import Draft
+from drafts.tests.support import inquiry
 from llm.offline import respond, structured_name
 from tickets.models import Ticket, TicketMessage
-from tickets.services import ticket_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -47,9 +47,7 @@ def _inquiry_at(customer_id: str, at: datetime, body: str) -> Draft:
 
     customer = Customer.objects.select_related("user").get(pk=customer_id)
     with transaction.atomic():  # placed at the story's time before the pipeline reads it (as seed_demo does)
-        ticket = ticket_create(
-            customer=customer, category="오류", subject="오류", body=body, source="API", author=customer.user
-        )
+        ticket = inquiry(customer, body, category="오류", subject="오류")
         TicketMessage.objects.filter(ticket=ticket).update(created_at=at)
         Ticket.objects.filter(pk=ticket.pk).update(created_at=at)
     return Draft.objects.get(ticket=ticket)

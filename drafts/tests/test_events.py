@@ -7,9 +7,10 @@ from django.db import transaction
 
 from drafts.models import Draft, DraftEvent
 from drafts.services import draft_apply, draft_reject, drafts_tidy_superseded
+from drafts.tests.support import inquiry
 from llm.testing import Fault
 from tickets.models import TicketEvent
-from tickets.services import ticket_create, ticket_message_add
+from tickets.services import ticket_message_add
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -29,7 +30,7 @@ def test_the_pipeline_records_created_then_generated_as_the_system(live_draft):
 
 def test_a_failed_run_records_failed_with_the_error_class(c005, scripted_model):
     scripted_model.handler = lambda body: Fault(500)
-    ticket = ticket_create(customer=c005, category="배송", subject="배송", body="언제?", source="API", author=c005.user)
+    ticket = inquiry(c005, "언제?")
     draft = Draft.objects.get(ticket=ticket)
     assert draft.status == "FAILED"
     failed = draft.events.get(type="FAILED")

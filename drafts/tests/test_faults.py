@@ -7,9 +7,9 @@ from django.db import connection
 
 from drafts.models import DeadLetter
 from drafts.tasks import generate_draft_task
+from drafts.tests.support import inquiry as ask
 from orders.models import Customer
 from testsupport.celery_worker import worker_database_url
-from tickets.services import ticket_create
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 def inquiry(shop, settings):
     c005 = Customer.objects.select_related("user").get(pk="C005")
     settings.CS_AI_DRAFTS_ENABLED = False
-    ticket = ticket_create(customer=c005, category="배송", subject="배송", body="언제?", source="API", author=c005.user)
+    ticket = ask(c005, "언제?")
     settings.CS_AI_DRAFTS_ENABLED = True
     return ticket, ticket.messages.get()
 

@@ -14,7 +14,6 @@ from drafts.labels import (
     CONTEXT_SOURCE_LABELS,
     HOLD_LABELS,
     SCORE_LABELS,
-    STAGE_LABELS,
     citation_views,
     context_report_rows,
     draft_event_change_html,
@@ -22,6 +21,7 @@ from drafts.labels import (
 )
 from drafts.models import Draft, DraftEvent
 from drafts.schemas import ConfidenceOutput
+from drafts.stages import stage_labels
 
 HANGUL = re.compile(r"[가-힣]")
 CODE = re.compile(r"\b(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b")
@@ -41,11 +41,11 @@ def test_every_verdict_has_a_korean_label():
 
 
 def test_every_stage_score_hold_and_context_source_has_a_korean_label():
-    assert set(Draft.STAGES) <= set(STAGE_LABELS)
+    assert set(Draft.STAGES) <= set(stage_labels())
     assert set(ConfidenceOutput.model_fields) - {"hard_blockers"} <= set(SCORE_LABELS)
     assert {policy.HOLD_MONEY_CLAIM, policy.HOLD_UNCHECKED} <= set(HOLD_LABELS)
     assert set(context_sources("C001", 1)) <= set(CONTEXT_SOURCE_LABELS)
-    for table in (STAGE_LABELS, SCORE_LABELS, HOLD_LABELS, CONTEXT_SOURCE_LABELS):
+    for table in (stage_labels(), SCORE_LABELS, HOLD_LABELS, CONTEXT_SOURCE_LABELS):
         assert all(HANGUL.search(v) or v == "QA" for v in table.values())
 
 
@@ -112,6 +112,7 @@ def test_stage_errors_name_the_stage():
             {"before": "PREPARING", "after": "FAILED", "attempt": 2, "errors": {"draft": "APITimeoutError"}},
             "생성 중 → 생성 실패 · 실행 회차: 2회차 · 단계별 오류: 초안 (APITimeoutError)",
         ),
+        ({"reason": "own_reply", "edit_ratio": 0.2123, "tags": []}, "사유: 상담원 직접 답변 · 편집 비율: 21%"),
         ({"brand_new_key": "x"}, "기타 항목: x"),
     ],
 )

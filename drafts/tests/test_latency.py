@@ -14,8 +14,8 @@ import pytest
 from drafts import pipeline
 from drafts.context import BUDGET_S
 from drafts.models import Draft
+from drafts.tests.support import inquiry
 from llm.offline import respond, structured_name
-from tickets.services import ticket_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -37,14 +37,7 @@ def slow_model(scripted_model):
 
 
 def _inquiry(c005):
-    return ticket_create(
-        customer=c005,
-        category="배송",
-        subject="배송",
-        body="주문한 운동화 배송 언제 와요?",
-        source="API",
-        author=c005.user,
-    )
+    return inquiry(c005, "주문한 운동화 배송 언제 와요?")
 
 
 def test_draft_is_stored_one_model_call_after_the_input(c005, slow_model):

@@ -5,26 +5,15 @@ from django.db import connection
 
 from drafts.models import Draft
 from drafts.pipeline import draft_generate
-from orders.models import Customer
-from tickets.models import Ticket
-from tickets.services import ticket_create, ticket_message_add
+from drafts.tests.support import inquiry
+from tickets.services import ticket_message_add
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def c005(shop_knowledge):
-    return Customer.objects.select_related("user").get(pk="C005")
-
-
 def test_new_inquiry_gets_a_full_draft_after_commit(c005, offline_model):
-    ticket = ticket_create(
-        customer=c005,
-        category="오류",
-        subject="결제가 안 돼요",
-        body="결제 버튼을 눌렀는데 결제가 안 돼요. 카드는 정상입니다.",
-        source=Ticket.Source.API,
-        author=c005.user,
+    ticket = inquiry(
+        c005, "결제 버튼을 눌렀는데 결제가 안 돼요. 카드는 정상입니다.", category="오류", subject="결제가 안 돼요"
     )
     draft = Draft.objects.get(ticket=ticket)
     assert draft.status == "GENERATED"
@@ -62,14 +51,7 @@ def test_new_inquiry_gets_a_full_draft_after_commit(c005, offline_model):
 
 
 def test_follow_up_supersedes_and_redelivery_does_nothing(c005, offline_model):
-    ticket = ticket_create(
-        customer=c005,
-        category="교환/반품",
-        subject="환불",
-        body="환불은 언제 되나요?",
-        source=Ticket.Source.API,
-        author=c005.user,
-    )
+    ticket = inquiry(c005, "환불은 언제 되나요?", category="교환/반품", subject="환불")
     first = Draft.objects.get(ticket=ticket)
     message = ticket_message_add(ticket=ticket, body="카드 환불은 며칠 걸리나요?", author=c005.user)
     assert Draft.objects.get(pk=first.pk).status == "SUPERSEDED"
@@ -84,9 +66,7 @@ def test_follow_up_supersedes_and_redelivery_does_nothing(c005, offline_model):
 
 def test_disabled_flag_stops_new_processing(c005, offline_model, settings):
     settings.CS_AI_DRAFTS_ENABLED = False
-    ticket = ticket_create(
-        customer=c005, category="배송", subject="배송", body="언제 와요?", source=Ticket.Source.API, author=c005.user
-    )
+    ticket = inquiry(c005)
     assert not Draft.objects.filter(ticket=ticket).exists()
 
 
@@ -94,9 +74,7 @@ def test_model_failure_ends_in_visible_failed_state(c005, scripted_model):
     from llm.testing import Fault
 
     scripted_model.handler = lambda body: Fault(500)
-    ticket = ticket_create(
-        customer=c005, category="배송", subject="배송", body="언제 와요?", source=Ticket.Source.API, author=c005.user
-    )
+    ticket = inquiry(c005)
     draft = Draft.objects.get(ticket=ticket)
     assert (draft.status, draft.draft_state) == ("FAILED", "FAILED")
     assert draft.errors["draft"] == "InternalServerError"

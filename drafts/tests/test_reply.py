@@ -7,8 +7,8 @@ import pytest
 from django.urls import reverse
 
 from drafts.models import Draft
+from drafts.tests.support import inquiry
 from tickets.models import Ticket, TicketMessage
-from tickets.services import ticket_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,9 +40,7 @@ def test_own_reply_after_the_draft_is_rejected(staff_api, live_draft):
 
 def test_own_reply_with_drafts_off_and_close(staff_api, c005, settings, offline_model):
     settings.CS_AI_DRAFTS_ENABLED = False
-    ticket = ticket_create(
-        customer=c005, category="배송", subject="배송", body="언제 와요?", source="API", author=c005.user
-    )
+    ticket = inquiry(c005)
     assert not Draft.objects.filter(ticket=ticket, status="GENERATED").exists()
     response = _reply(staff_api, ticket, close=True)
     assert response.status_code == 201, response.content
@@ -56,9 +54,7 @@ def test_own_reply_on_a_failed_draft(staff_api, c005, scripted_model):
     from llm.testing import Fault
 
     scripted_model.handler = lambda body: Fault(500)
-    ticket = ticket_create(
-        customer=c005, category="배송", subject="배송", body="언제 와요?", source="API", author=c005.user
-    )
+    ticket = inquiry(c005)
     assert (
         Draft.objects.filter(ticket=ticket).exclude(status="GENERATED").exists()
         or not Draft.objects.filter(ticket=ticket).exists()
@@ -94,12 +90,6 @@ def test_an_own_reply_rejects_the_live_draft_with_a_note(staff_api, live_draft):
     # The customer sees the reply, never the system notes.
     customer_view = live_draft.ticket.messages.exclude(author_type="SYSTEM")
     assert list(customer_view.values_list("author_type", flat=True)) == ["CUSTOMER", "OPERATOR"]
-
-
-@pytest.fixture
-def operator_client(client, operator_user):
-    client.force_login(operator_user)
-    return client
 
 
 def _page(ticket_id):

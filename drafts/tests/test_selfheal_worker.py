@@ -21,33 +21,17 @@ from django.urls import reverse
 from drafts.locks import lease_remaining_s
 from drafts.models import DeadLetter, Draft
 from drafts.services import drafts_sweep
-from llm.offline import respond, structured_name
+from drafts.tests.support import inquiry
+from llm.offline import respond
 from llm.testing import Fault
-from orders.models import Customer
 from testsupport.celery_worker import TEST_BROKER_URL, worker_database_url
-from tickets.services import ticket_create
 
+from . import test_worker
 from .test_worker import task_outcomes, wait_until
 
+slow_model = test_worker.slow_model  # the same fixture: answers like the offline model, 1 s per call
+
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def c005(shop_knowledge):
-    return Customer.objects.select_related("user").get(pk="C005")
-
-
-@pytest.fixture
-def slow_model(scripted_model):
-    scripted_model.latency_s = 1.0
-    scripted_model.seen = []
-
-    def handler(body):
-        scripted_model.seen.append(structured_name(body) or "text")
-        return respond(body)
-
-    scripted_model.handler = handler
-    return scripted_model
 
 
 def _broker() -> redis.Redis:
@@ -55,9 +39,7 @@ def _broker() -> redis.Redis:
 
 
 def _inquiry(c005, subject="배송"):
-    return ticket_create(
-        customer=c005, category="배송", subject=subject, body="언제 와요?", source="API", author=c005.user
-    )
+    return inquiry(c005, subject=subject)
 
 
 def _lost_inquiry(c005, settings, subject="배송"):

@@ -4,6 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from drafts.models import Draft
+from drafts.tests.support import inquiry
 from tickets.models import Ticket, TicketMessage
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -76,10 +77,9 @@ def test_order_of_another_customer_is_refused(c003_api):
 
 def test_customers_cannot_post_to_someone_elses_or_a_closed_ticket(c003_api, offline_model, shop):
     from orders.models import Customer
-    from tickets.services import ticket_create
 
     c005 = Customer.objects.get(pk="C005")
-    other = ticket_create(customer=c005, category="배송", subject="배송", body="언제?", source="API", author=c005.user)
+    other = inquiry(c005, "언제?")
     assert (
         c003_api.post(f"/api/tickets/{other.number}/messages/", {"body": "끼어들기"}, format="json").status_code == 404
     )

@@ -15,10 +15,10 @@ from django.db import transaction
 
 from drafts.models import Draft
 from drafts.tasks import generate_draft_task
+from drafts.tests.support import inquiry
 from llm.offline import respond, structured_name
-from orders.models import Customer
 from tickets.models import TicketMessage
-from tickets.services import ticket_create, ticket_message_add
+from tickets.services import ticket_message_add
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -48,11 +48,6 @@ def task_outcomes(worker) -> list[str]:
 
 
 @pytest.fixture
-def c005(shop_knowledge):
-    return Customer.objects.select_related("user").get(pk="C005")
-
-
-@pytest.fixture
 def slow_model(scripted_model):
     """Answers like the offline model, 1 s per call; remembers which structured request arrived when."""
     scripted_model.latency_s = 1.0
@@ -67,7 +62,7 @@ def slow_model(scripted_model):
 
 
 def _inquiry(c005, body="결제하려고 하면 계속 오류가 나요."):
-    return ticket_create(customer=c005, category="결제", subject="결제", body=body, source="API", author=c005.user)
+    return inquiry(c005, body, category="결제", subject="결제")
 
 
 def test_the_same_message_delivered_five_times_gives_one_draft(c005, offline_model, celery_worker):

@@ -61,5 +61,5 @@ def test_every_purpose_the_callers_use_has_a_label():
     apps = [d for d in Path(settings.BASE_DIR).iterdir() if d.is_dir() and (d / "__init__.py").exists()]
     for path in (p for app in apps for p in app.rglob("*.py") if "tests" not in p.parts):
         used |= set(re.findall(r"\bpurpose=\"([a-z_]+)\"", path.read_text(encoding="utf-8")))
-    assert {"chat", "draft", "qa", "confidence", "tags", "diagnosis"} <= used
+    assert "chat" in used  # the draft stages' purposes are their declared names (drafts/tests/test_stages.py)
     assert used <= set(PURPOSE_LABELS), used - set(PURPOSE_LABELS)

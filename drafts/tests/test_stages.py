@@ -1,0 +1,147 @@
+"""Each draft stage is declared once (drafts.stages): a stage declared here, in a test module, runs through the real
+pipeline with the built-in model and shows on the review page; the fast draft gets the knowledge retrieved for the
+conversation."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+from pydantic import BaseModel, ConfigDict, Field
+
+from drafts.models import Draft
+from drafts.stages import Stage, StageInput, stage_register, stage_unregister, stages, stages_in_run_order
+from drafts.tests.support import inquiry
+from llm.fence import CUSTOMER, FENCE_RULE, fence, fenced_bodies
+from llm.labels import UNKNOWN_PURPOSE, purpose_label
+
+SUMMARY_SYSTEM = f"문의를 상담원이 읽을 한 문장으로 요약하세요.\n{FENCE_RULE}"
+
+
+class SummaryOutput(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    summary: str = Field(title="요약문", min_length=1, max_length=200)
+
+
+def summary_messages(inp: StageInput) -> list[dict]:
+    said = "\n".join(m["body"] for m in inp.snapshot if m["author_type"] == "CUSTOMER")
+    return [{"role": "system", "content": SUMMARY_SYSTEM}, {"role": "user", "content": fence(said, label=CUSTOMER)}]
+
+
+def summary_offline(body: dict) -> dict:
+    user = "\n".join(m["content"] for m in body["messages"] if m["role"] == "user")
+    return {"summary": f"고객 문의 요약: {fenced_bodies(user, label=CUSTOMER)[-1][:40]}"}
+
+
+SUMMARY = Stage(
+    "summary",
+    "문의 요약",
+    "문의 요약 작성",
+    SummaryOutput,
+    summary_messages,
+    summary_offline,
+    after=("draft",),
+    needs=("draft",),
+)
+
+
+@pytest.fixture
+def summary_stage():
+    stage_register(SUMMARY)
+    yield SUMMARY
+    stage_unregister(SUMMARY.name)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("sequential", [False, True])
+def test_a_stage_declared_in_a_test_runs_through_the_pipeline_and_shows_on_the_review_page(
+    summary_stage, c005, offline_model, operator_user, client, settings, sequential
+):
+    settings.CS_AI_PIPELINE_SEQUENTIAL = sequential
+    ticket = inquiry(c005, "주문한 운동화 배송 언제 와요?")
+    draft = Draft.objects.get(ticket=ticket)
+    assert draft.status == "GENERATED" and draft.qa_state == "DONE"
+    assert draft.stage_results == {
+        "summary": {"state": "DONE", "output": {"summary": "고객 문의 요약: 주문한 운동화 배송 언제 와요?"}}
+    }
+    assert draft.stage_state("summary") == "DONE" and not draft.is_unfinished
+
+    client.force_login(operator_user)
+    html = client.get(reverse("admin:tickets_ticket_change", args=[ticket.pk])).content.decode()
+    assert '<span class="cs-state cs-DONE" title="DONE">문의 요약: 완료</span>' in html
+    assert "<h3>문의 요약</h3>" in html and "<dt>요약문</dt>" in html
+    assert "고객 문의 요약: 주문한 운동화 배송 언제 와요?" in html
+    record = client.get(reverse("admin:drafts_draft_change", args=[draft.pk])).content.decode()
+    assert "문의 요약" in record and "고객 문의 요약: 주문한 운동화 배송 언제 와요?" in record
+    # The gateway's call log names what was asked for by the stage's declared words.
+    assert purpose_label("summary") == "문의 요약 작성"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_declared_stage_that_fails_is_shown_by_its_label_and_keeps_the_draft(
+    summary_stage, c005, scripted_model, operator_user, client
+):
+    from llm.offline import respond, structured_name
+    from llm.testing import Fault
+
+    scripted_model.handler = lambda body: Fault(500) if structured_name(body) == "summary" else respond(body)
+    ticket = inquiry(c005, "배송 언제 와요?")
+    draft = Draft.objects.get(ticket=ticket)
+    assert (draft.status, draft.stage_state("summary")) == ("GENERATED", "FAILED")
+    assert draft.errors == {"summary": "InternalServerError"} and draft.has_failure
+    client.force_login(operator_user)
+    html = client.get(reverse("admin:tickets_ticket_change", args=[ticket.pk])).content.decode()
+    assert "문의 요약: 실패" in html and "실패한 단계 다시 실행" in html
+
+    asked = []
+    scripted_model.handler = lambda body: asked.append(structured_name(body)) or respond(body)  # the model is back
+    client.post(reverse("admin:tickets_ticket_draft_retry", args=[ticket.pk]))
+    assert asked == ["summary"]  # the retry runs the failed stage, and only it
+    draft = Draft.objects.get(pk=draft.pk)
+    assert draft.stage_state("summary") == "DONE" and draft.attempts == 2 and not draft.has_failure
+    assert draft.stage_results["summary"]["output"] == {"summary": "고객 문의 요약: 배송 언제 와요?"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_fast_draft_gets_the_retrieved_knowledge_and_cites_it(c005, scripted_model):
+    from knowledge.retrieval import retrieve
+    from llm.offline import respond, structured_name
+    from llm.testing import Fault
+
+    requests = {}
+
+    def handler(body):
+        requests[structured_name(body)] = body
+        # QA down: what the draft shows is the fast draft's own work.
+        return Fault(500) if structured_name(body) == "qa" else respond(body)
+
+    scripted_model.handler = handler
+    body = "단순변심으로 교환하고 싶은데 교환 기간이 며칠인가요?"
+    ticket = inquiry(c005, body, category="교환/반품", subject="교환")
+    draft = Draft.objects.get(ticket=ticket)
+    assert (draft.status, draft.draft_state, draft.qa_state) == ("GENERATED", "DONE", "FAILED")
+    prompt = "\n".join(m["content"] for m in requests["draft"]["messages"] if m["role"] == "user")
+    top = retrieve(body, k=4)[0]
+    assert f"[doc_id={top.doc_id} chunk={top.chunk_index}] {top.title}" in prompt
+    assert draft.citations == [{"doc_id": top.doc_id, "chunk": top.chunk_index}]
+    assert draft.dropped_citations == []
+
+
+def test_every_stage_has_words_for_people_and_for_the_gateway():
+    names = [stage.name for stage in stages()]
+    assert names[:5] == ["draft", "qa", "confidence", "tags", "diagnosis"]  # as the review panel lists them
+    assert set(Draft.STAGES) <= set(names)
+    for stage in stages():
+        assert stage.label and purpose_label(stage.name) == stage.purpose_label != UNKNOWN_PURPOSE
+
+
+def test_the_run_order_puts_each_stage_after_what_it_waits_for(summary_stage):
+    order = [stage.name for stage in stages_in_run_order()]
+    for stage in stages():
+        assert all(order.index(before) < order.index(stage.name) for before in stage.after), stage.name
+    assert order.index("confidence") > order.index("diagnosis")
+
+
+def test_a_stage_cannot_need_what_it_does_not_wait_for():
+    with pytest.raises(ValueError):
+        stage_register(Stage("x", "x", "x", SummaryOutput, summary_messages, summary_offline, needs=("draft",)))
+    assert "x" not in {stage.name for stage in stages()}
