@@ -29,15 +29,7 @@ EXTERNAL_REF_MAX_LEN = 100  # what is kept of a shop's reference (the API takes 
 
 
 def _event(record: ActionRecord, *, actor: Actor, from_status: str, to_status: str, note: str = "") -> None:
-    ActionEvent.objects.create(
-        record=record,
-        actor_type=actor.type,
-        actor=actor.user,
-        actor_label=actor.label[:100],
-        from_status=from_status,
-        to_status=to_status,
-        note=note[:500],
-    )
+    ActionEvent.transition(record, actor=actor, before=from_status, after=to_status, note=note).save()
 
 
 def _clean_text(value: object, *, limit: int = policy.REASON_MAX_LEN) -> str:

@@ -12,7 +12,6 @@ from django.db.models import F
 
 from common import clock, events
 from common.actors import Actor
-from common.audit import actor_fields
 from common.business_hours import business_add, business_calendar, business_seconds_between
 from common.choices import choice_parse
 from common.display import person_name
@@ -67,10 +66,6 @@ def _draft_request(ticket: Ticket, message: TicketMessage) -> None:
     outbox_enqueue(
         topic=DRAFT_REQUESTED, key=str(message.pk), payload={"ticket_id": ticket.pk, "message_id": message.pk}
     )
-
-
-def _event(ticket: Ticket, type: str, *, actor: Actor, **payload: object) -> TicketEvent:
-    return TicketEvent.objects.create(ticket=ticket, type=type, payload=payload, **actor_fields(actor))
 
 
 def _targets(priority: str) -> policy.Targets:
@@ -131,9 +126,10 @@ def ticket_message_add(*, ticket: Ticket, body: str, author: AbstractBaseUser | 
             )
         _clocks_move(locked, Ticket.Status.OPEN, at=now)
         locked.save(update_fields=["status", *SLA_FIELDS, "updated_at"])
-        _event(locked, TicketEvent.Type.MESSAGE_ADDED, actor=actor, message_id=message.pk, author_type="CUSTOMER")
+        TicketEvent.message_added(locked, actor=actor, message_id=message.pk).save()
         if before != locked.status:
-            _event(locked, TicketEvent.Type.REOPENED, actor=actor, before=before, after=locked.status)
+            reopened = TicketEvent.Type.REOPENED
+            TicketEvent.status_moved(locked, actor=actor, before=before, after=locked.status, type=reopened).save()
         _draft_request(locked, message)
     log.info("ticket.customer_message ticket_id=%s message_id=%s", locked.number, message.pk)
     return message
@@ -184,18 +180,17 @@ def ticket_create(
             body=body[:BODY_MAX] or subject_text,
             created_at=now,
         )
-        _event(
+        TicketEvent.created(
             ticket,
-            TicketEvent.Type.CREATED,
             actor=_customer_actor(customer.customer_id, author, source),
             source=source,
             category=ticket.category,
             status=ticket.status,
             order_id=order.pk if order is not None else None,
             message_id=message.pk,
-            # A priority a rule raised is recorded with the rule; the default (보통) is not.
-            **({"priority": priority, "rule": rule} if rule else {}),
-        )
+            priority=priority,
+            rule=rule,
+        ).save()
         _auto_assign(ticket, at=now)
         _draft_request(ticket, message)
         events.shop_event_emit(
@@ -284,7 +279,7 @@ def _status_set(
     before = ticket.status
     _clocks_move(ticket, status, at=at or clock.now())
     ticket.save(update_fields=["status", *SLA_FIELDS, "updated_at"])
-    _event(ticket, type, actor=actor, before=before, after=status, **payload)
+    TicketEvent.status_moved(ticket, actor=actor, before=before, after=status, type=type, **payload).save()
     return True
 
 
@@ -373,10 +368,14 @@ def ticket_reply_add(
             locked.first_responded_at = now
         locked.next_response_due_at = None
         # Anyone who may answer does; whether the assignee did is recorded.
-        assignee = {}
-        if locked.assignee_id is not None:
-            assignee = {"assignee": locked.assignee.get_username(), "by_assignee": locked.assignee_id == actor.pk}
-        _event(locked, TicketEvent.Type.REPLIED, actor=who, message_id=message.pk, close=close, **assignee)
+        TicketEvent.replied(
+            locked,
+            actor=who,
+            message_id=message.pk,
+            close=close,
+            assignee=locked.assignee.get_username() if locked.assignee_id is not None else None,
+            by_assignee=locked.assignee_id == actor.pk,
+        ).save()
         target = Ticket.Status.CLOSED if close else Ticket.Status.ANSWERED
         if not _status_set(locked, target, actor=who, at=now):
             _clocks_move(locked, target, at=now)  # a second answer: the wait on the customer starts again
@@ -466,13 +465,8 @@ def ticket_tags_add(*, ticket: Ticket, tags: list[Tag], actor: AbstractBaseUser)
         added = sorted({t.name for t in tags} - set(before))
         if added:
             locked.tags.add(*[t for t in tags if t.name in added])
-            _event(
-                locked,
-                TicketEvent.Type.TAGS_CHANGED,
-                actor=Actor.operator(actor),
-                before=before,
-                after=sorted({*before, *added}),
-            )
+            after = sorted({*before, *added})
+            TicketEvent.tags_changed(locked, actor=Actor.operator(actor), before=before, after=after).save()
     return added
 
 
@@ -483,24 +477,23 @@ def ticket_edit(*, ticket: Ticket, category: str, subject: str, tags: list[Tag],
     changed: list[str] = []
     with transaction.atomic():
         locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
-        edits = {}
         new_subject = " ".join(subject.split())[:SUBJECT_MAX] or locked.subject
-        if category != locked.category:
-            edits["category"] = {"before": locked.category, "after": category}
+        new_category = (locked.category, category) if category != locked.category else None
+        if new_category is not None:
+            changed.append("category")
             locked.category = category
         if new_subject != locked.subject:
-            # The subject is the customer's words: record that it changed, not the text.
-            edits["subject"] = {"changed": True}
+            changed.append("subject")
             locked.subject = new_subject
-        if edits:
+        if changed:
             locked.save(update_fields=["category", "subject", "updated_at"])
-            _event(locked, TicketEvent.Type.EDITED, actor=who, **edits)
-            changed += list(edits)
+            edited = TicketEvent.edited(locked, actor=who, category=new_category, subject="subject" in changed)
+            edited.save()
         before = sorted(locked.tags.values_list("name", flat=True))
         after = sorted({t.name for t in tags})
         if before != after:
             locked.tags.set(tags)
-            _event(locked, TicketEvent.Type.TAGS_CHANGED, actor=who, before=before, after=after)
+            TicketEvent.tags_changed(locked, actor=who, before=before, after=after).save()
             changed.append("tags")
     return changed
 
@@ -627,9 +620,7 @@ def ticket_assign(*, ticket_id: int, assignee: AbstractBaseUser | None, actor: A
             raise PermissionDenied("다른 상담원에게 배정하거나 다른 상담원의 문의를 가져오려면 배정 권한이 필요합니다.")
         ticket.assignee = assignee
         ticket.save(update_fields=["assignee", "updated_at"])
-        _event(
-            ticket, TicketEvent.Type.ASSIGNED, actor=Actor.operator(actor), before=_name(before), after=_name(assignee)
-        )
+        TicketEvent.assigned(ticket, actor=Actor.operator(actor), before=_name(before), after=_name(assignee)).save()
     log.info(
         "ticket.assigned ticket_id=%s assignee_id=%s actor_id=%s",
         ticket.number,
@@ -657,14 +648,9 @@ def _auto_assign(ticket: Ticket, *, at) -> None:
     chosen.save(update_fields=["last_assigned_at", "updated_at"])
     ticket.assignee = chosen.user
     ticket.save(update_fields=["assignee", "updated_at"])
-    _event(
-        ticket,
-        TicketEvent.Type.ASSIGNED,
-        actor=AUTO_ASSIGN_ACTOR,
-        before=None,
-        after=chosen.user.get_username(),
-        rule=AUTO_ASSIGN_ROUND_ROBIN,
-    )
+    TicketEvent.assigned(
+        ticket, actor=AUTO_ASSIGN_ACTOR, before=None, after=chosen.user.get_username(), rule=AUTO_ASSIGN_ROUND_ROBIN
+    ).save()
 
 
 def operator_availability_set(*, available: bool, actor: AbstractBaseUser) -> OperatorStatus:
@@ -706,7 +692,7 @@ def ticket_priority_change(*, ticket_id: int, priority: str, actor: AbstractBase
             )
         ticket.sla_due_at = policy.nearest_due(sla_clocks(ticket))
         ticket.save(update_fields=["priority", *SLA_FIELDS, "updated_at"])
-        _event(ticket, TicketEvent.Type.PRIORITY_CHANGED, actor=Actor.operator(actor), before=before, after=priority)
+        TicketEvent.priority_changed(ticket, actor=Actor.operator(actor), before=before, after=priority).save()
     log.info("ticket.priority_changed ticket_id=%s priority=%s actor_id=%s", ticket.number, priority, actor.pk)
     return True
 
@@ -767,7 +753,7 @@ def ticket_rate(*, ticket: Ticket, score: int, comment: str, actor: Actor) -> Ti
             rating = TicketRating.objects.create(
                 ticket=locked, score=score, comment=text, category=locked.category, created_at=clock.now()
             )
-            _event(locked, TicketEvent.Type.RATED, actor=actor, score=score, low=policy.csat_low(score))
+            TicketEvent.rated(locked, actor=actor, score=score, low=policy.csat_low(score)).save()
     except IntegrityError:
         raise already from None
     log.info("ticket.rated ticket_id=%s score=%d", locked.number, score)
