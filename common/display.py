@@ -1,5 +1,6 @@
 """Words for people: audit payloads, codes and amounts as an operator reads them (Korean labels, 원, 예/아니오).
-Pure functions over plain values; each admin passes the labels of its own codes."""
+Pure functions over plain values; each admin passes the labels of its own codes. `payload_line` is the one way
+an audit row's change is written for people (the ticket, order and draft histories all use it)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from decimal import Decimal
 
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
+
+from common.numbering import format_number
 
 # The payload keys the desk's services write into audit rows (common.audit), in words.
 PAYLOAD_KEY_LABELS = {
@@ -41,6 +44,9 @@ PAYLOAD_KEY_LABELS = {
     "days": "고객 응답 없이 지난 일수",
     "score": "고객 평가 점수",
     "low": "낮은 평가(2점 이하)",
+    "attempt": "실행 회차",
+    "errors": "단계별 오류",
+    "version": "쇼핑몰 버전",
 }
 # Values that read the same wherever they appear.
 SHARED_VALUE_LABELS = {
@@ -104,14 +110,29 @@ def payload_words(
     for key, value in rest.items():
         if value in (None, "", [], {}):
             continue
+        labels = {**SHARED_VALUE_LABELS.get(key, {}), **values.get(key, {})}
         if key == "edit_ratio" and isinstance(value, int | float):
             words = f"{value:.0%}"
         elif key == "amount":
             words = won(value)
+        elif key == "ticket_id" and isinstance(value, int):
+            words = format_number("T", value)
+        elif isinstance(value, Mapping):
+            words = _mapping_words(value, labels)
         else:
-            words = value_words(value, {**SHARED_VALUE_LABELS.get(key, {}), **values.get(key, {})})
+            words = value_words(value, labels)
         pairs.append((PAYLOAD_KEY_LABELS.get(key, "기타"), words))
     return pairs
+
+
+def _mapping_words(value: Mapping[str, object], labels: Mapping[str, str]) -> str:
+    """A nested change ({"before", "after"}) as 'A → B'; {"changed": true} (text not kept) as '변경됨'; other
+    objects as 'name (value)' pairs, the names by `labels` ({"qa": "Timeout"} → 'QA (Timeout)')."""
+    if "before" in value or "after" in value:
+        return f"{value_words(value.get('before'), labels)} → {value_words(value.get('after'), labels)}"
+    if value.get("changed") is True:
+        return "변경됨"
+    return ", ".join(f"{labels.get(str(k), '기타')} ({value_words(v)})" for k, v in value.items())
 
 
 def payload_line(
