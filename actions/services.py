@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
 from actions import hooks, policy
@@ -15,7 +14,7 @@ from actions.execution import ShopExecutor, order_executor
 from actions.models import ActionEvent, ActionRecord, ReasonCategory
 from actions.selectors import customer_order_get, return_windows
 from common import clock, events
-from common.actors import Actor
+from common.actors import Actor, Person
 from common.clock import today
 from common.errors import NotFound, PermissionDenied
 from common.numbering import parse_number
@@ -232,7 +231,7 @@ def _pending_money_request(order: Order) -> ActionRecord | None:
     ).first()
 
 
-def action_decide(*, number: str | int, approve: bool, actor: AbstractBaseUser, note: str = "") -> ActionRecord:
+def action_decide(*, number: str | int, approve: bool, actor: Person, note: str = "") -> ActionRecord:
     """A person approves or rejects a pending refund/cancel. Approval executes it, exactly once.
 
     Not reachable from the agent: it is not in the tool registry and needs the `decide` permission.

@@ -10,6 +10,7 @@ from decimal import Decimal
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from common.actors import Person
 from common.numbering import format_number
 
 # The payload keys the desk's services write into audit rows (common.audit), in words.
@@ -60,7 +61,7 @@ SHARED_VALUE_LABELS = {
 YES_NO = {True: "예", False: "아니오"}
 
 
-def person_name(user: object) -> str:
+def person_name(user: Person) -> str:
     """How the desk names a colleague: the Korean order (family name first, no space: 김상담), else the login."""
     last, first = getattr(user, "last_name", "") or "", getattr(user, "first_name", "") or ""
     return f"{last}{first}".strip() or user.get_username()

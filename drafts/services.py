@@ -8,13 +8,12 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import DatabaseError, connections, transaction
 from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
 from actions.claims import find_money_claims
-from common.actors import Actor
+from common.actors import Actor, Person
 from common.audit import actor_fields
 from common.display import person_name
 from common.errors import InvalidState, NotFound, PermissionDenied
@@ -71,7 +70,7 @@ def drafts_supersede(*, where: Q, actor: Actor, reason: str) -> list[int]:
     return [pk for pk, _ in rows]
 
 
-def _require_reviewer(actor: AbstractBaseUser | None) -> None:
+def _require_reviewer(actor: Person | None) -> None:
     if actor is None or not actor.is_active or not actor.has_perm(REVIEW_PERMISSION):
         raise PermissionDenied("답변 초안을 적용하거나 반려할 권한이 없습니다.")
 
@@ -117,7 +116,7 @@ def draft_apply(
     draft_id: int,
     final_body: str | None,
     tags: Iterable[str] = (),
-    actor: AbstractBaseUser,
+    actor: Person,
     override_reason: str = "",
     last_seen_message_id: int | None = None,
 ) -> Draft:
@@ -214,7 +213,7 @@ def draft_apply(
     return draft
 
 
-def draft_reject(*, draft_id: int, actor: AbstractBaseUser, tags: Iterable[str] = ()) -> Draft:
+def draft_reject(*, draft_id: int, actor: Person, tags: Iterable[str] = ()) -> Draft:
     """The operator will not use this draft. Nothing is sent; the ticket stays open for a person."""
     _require_reviewer(actor)
     with transaction.atomic():
@@ -238,7 +237,7 @@ def draft_reject(*, draft_id: int, actor: AbstractBaseUser, tags: Iterable[str] 
 
 
 # --- an operator's own reply (tickets.hooks) ------------------------------------------------------
-def drafts_reject_on_own_reply(*, ticket: Ticket, message: TicketMessage, actor: AbstractBaseUser) -> None:
+def drafts_reject_on_own_reply(*, ticket: Ticket, message: TicketMessage, actor: Person) -> None:
     """Registered as a reply-sent hook (`tickets.hooks`): called in the reply's transaction, with the ticket
     row locked. A live (GENERATED) draft is not left to be sent later on top of an answer the operator wrote
     themselves: it is marked REJECTED by this operator, with a system note saying so."""

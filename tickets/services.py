@@ -6,12 +6,11 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from common import clock, events
-from common.actors import Actor
+from common.actors import Actor, Person
 from common.business_hours import business_add, business_calendar, business_seconds_between
 from common.choices import choice_parse
 from common.display import person_name
@@ -99,7 +98,7 @@ def _clocks_move(ticket: Ticket, status: str, *, at) -> None:
     ticket.sla_due_at = policy.nearest_due(sla_clocks(ticket))
 
 
-def _customer_actor(ticket_customer_id: str, author: AbstractBaseUser | None, source: str) -> Actor:
+def _customer_actor(ticket_customer_id: str, author: Person | None, source: str) -> Actor:
     """Who wrote a customer-side message: the customer (directly or through the chat agent), or staff
     filing it for them (`Source.STAFF`)."""
     if source == Ticket.Source.STAFF:
@@ -108,7 +107,7 @@ def _customer_actor(ticket_customer_id: str, author: AbstractBaseUser | None, so
     return Actor("CUSTOMER", ticket_customer_id, author)
 
 
-def ticket_message_add(*, ticket: Ticket, body: str, author: AbstractBaseUser | None) -> TicketMessage:
+def ticket_message_add(*, ticket: Ticket, body: str, author: Person | None) -> TicketMessage:
     """A customer follow-up on their ticket: stored, the ticket reopened, a new draft requested."""
     text = body.strip()[:BODY_MAX]
     now = clock.now()
@@ -142,7 +141,7 @@ def ticket_create(
     subject: str,
     body: str,
     source: str,
-    author: AbstractBaseUser | None,
+    author: Person | None,
     order: Order | None = None,
     chat_conversation_id: uuid.UUID | None = None,
     after_refused_money_request: bool = False,
@@ -221,7 +220,7 @@ def ticket_handoff_get_or_create(
     subject: str,
     body: str,
     source: str,
-    author: AbstractBaseUser | None,
+    author: Person | None,
     transcript: str = "",
     after_refused_money_request: bool = False,
     order: Order | None = None,
@@ -343,7 +342,7 @@ def ticket_reply_add(
     *,
     ticket: Ticket,
     body: str,
-    actor: AbstractBaseUser,
+    actor: Person,
     close: bool = False,
     last_seen_message_id: int | None = None,
 ) -> TicketMessage:
@@ -419,7 +418,7 @@ def _reply_tell_customer(ticket: Ticket, message: TicketMessage) -> None:
         )
 
 
-def ticket_seen_by_customer(*, ticket: Ticket, actor: AbstractBaseUser | None) -> None:
+def ticket_seen_by_customer(*, ticket: Ticket, actor: Person | None) -> None:
     """The customer opened the thread: the operator replies so far are read. A read receipt, not a change of
     the ticket's state, so one UPDATE and no event row."""
     Ticket.objects.filter(pk=ticket.pk).update(customer_seen_at=clock.now())
@@ -431,7 +430,7 @@ def tickets_seen_by_customer(*, customer: Customer, ticket_ids: Iterable[int]) -
     return Ticket.objects.filter(pk__in=list(ticket_ids), customer=customer).update(customer_seen_at=clock.now())
 
 
-def ticket_note_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser | None) -> TicketMessage:
+def ticket_note_add(*, ticket: Ticket, body: str, actor: Person | None) -> TicketMessage:
     """A system note on the ticket: operators read it, customers never do (customer_visible_messages)."""
     return TicketMessage.objects.create(
         ticket=ticket,
@@ -442,7 +441,7 @@ def ticket_note_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser | None
     )
 
 
-def ticket_status_change(*, ticket: Ticket, status: str, actor: AbstractBaseUser) -> bool:
+def ticket_status_change(*, ticket: Ticket, status: str, actor: Person) -> bool:
     """An operator moves a ticket to `status` (e.g. 종료). Returns False when it already was."""
     if status not in Ticket.Status.values:
         raise InvalidState(f"알 수 없는 티켓 상태입니다: {status}", code="invalid_status")
@@ -455,7 +454,7 @@ def ticket_status_change(*, ticket: Ticket, status: str, actor: AbstractBaseUser
     return changed
 
 
-def ticket_tags_add(*, ticket: Ticket, tags: list[Tag], actor: AbstractBaseUser) -> list[str]:
+def ticket_tags_add(*, ticket: Ticket, tags: list[Tag], actor: Person) -> list[str]:
     """Add operator-chosen tags; records the names added (none: no event). Returns the names added."""
     if not tags:
         return []
@@ -470,7 +469,7 @@ def ticket_tags_add(*, ticket: Ticket, tags: list[Tag], actor: AbstractBaseUser)
     return added
 
 
-def ticket_edit(*, ticket: Ticket, category: str, subject: str, tags: list[Tag], actor: AbstractBaseUser) -> list[str]:
+def ticket_edit(*, ticket: Ticket, category: str, subject: str, tags: list[Tag], actor: Person) -> list[str]:
     """An operator corrects the filing (category, subject) or the tags in the admin. One event per kind of
     change; returns the names of the fields changed."""
     who = Actor.operator(actor)
@@ -509,7 +508,7 @@ def tags_resolve(names: Iterable[str]) -> list[Tag]:
 
 
 # --- the operator's own reply ------------------------------------------------------------------
-def _require_replier(actor: AbstractBaseUser | None) -> None:
+def _require_replier(actor: Person | None) -> None:
     if actor is None or not actor.is_active or not actor.has_perm(REPLY_PERMISSION):
         raise PermissionDenied("고객 문의에 답변할 권한이 없습니다.")
 
@@ -528,7 +527,7 @@ def ticket_reply_send(
     *,
     ticket_id: int,
     body: str,
-    actor: AbstractBaseUser,
+    actor: Person,
     tags: Iterable[str] = (),
     close: bool = False,
     override_reason: str = "",
@@ -590,15 +589,15 @@ def ticket_reply_send(
 
 
 # --- working as a team: assignment, availability, priority, auto-close ---------------------------------------
-def _name(user: AbstractBaseUser | None) -> str | None:
+def _name(user: Person | None) -> str | None:
     return user.get_username() if user is not None else None
 
 
-def _handles_tickets(user: AbstractBaseUser | None) -> bool:
+def _handles_tickets(user: Person | None) -> bool:
     return user is not None and user.is_active and user.is_staff and user.has_perm(REPLY_PERMISSION)
 
 
-def ticket_assign(*, ticket_id: int, assignee: AbstractBaseUser | None, actor: AbstractBaseUser) -> Ticket:
+def ticket_assign(*, ticket_id: int, assignee: Person | None, actor: Person) -> Ticket:
     """Give the ticket to `assignee` (None: nobody). Whoever may answer tickets takes an unassigned ticket or
     releases their own; giving it to someone else, or taking or releasing someone else's, needs
     tickets.assign_ticket. The assignee must be someone who may answer tickets. An ASSIGNED event records who
@@ -653,7 +652,7 @@ def _auto_assign(ticket: Ticket, *, at) -> None:
     ).save()
 
 
-def operator_availability_set(*, available: bool, actor: AbstractBaseUser) -> OperatorStatus:
+def operator_availability_set(*, available: bool, actor: Person) -> OperatorStatus:
     """The operator's own toggle (admin header): available operators get new tickets by round robin."""
     if not _handles_tickets(actor):
         raise PermissionDenied("문의를 맡을 수 있는 상담원만 상담 가능 상태를 바꿀 수 있습니다.")
@@ -666,7 +665,7 @@ def operator_availability_set(*, available: bool, actor: AbstractBaseUser) -> Op
     return status
 
 
-def ticket_priority_change(*, ticket_id: int, priority: str, actor: AbstractBaseUser) -> bool:
+def ticket_priority_change(*, ticket_id: int, priority: str, actor: Person) -> bool:
     """An operator sets the priority; the due times are counted again for it (from the ticket's creation and
     the latest customer follow-up). A PRIORITY_CHANGED event records it. False when it already was."""
     if not _handles_tickets(actor):
@@ -791,7 +790,7 @@ def data_request_open(
     return request, True
 
 
-def data_request_verify(*, request: DataSubjectRequest, actor: AbstractBaseUser) -> bool:
+def data_request_verify(*, request: DataSubjectRequest, actor: Person) -> bool:
     """A person has checked who asked (제38조: the request's identity). Returns False when already verified."""
     with transaction.atomic():
         locked = DataSubjectRequest.objects.select_for_update().get(pk=request.pk)
@@ -803,7 +802,7 @@ def data_request_verify(*, request: DataSubjectRequest, actor: AbstractBaseUser)
     return True
 
 
-def data_request_run(*, request: DataSubjectRequest, actor: AbstractBaseUser) -> DataSubjectRequest:
+def data_request_run(*, request: DataSubjectRequest, actor: Person) -> DataSubjectRequest:
     """Carry out a verified request: the export or the erasure its kind's runner does (tickets.hooks), or, for a
     kind a person carries out (정정, 처리정지), record that they did. Refused before the identity is verified."""
     with transaction.atomic():
@@ -822,7 +821,7 @@ def data_request_run(*, request: DataSubjectRequest, actor: AbstractBaseUser) ->
 
 
 def review_ticket_open(
-    *, customer: Customer, record_number: str, order: Order | None, body: str, author: AbstractBaseUser | None
+    *, customer: Customer, record_number: str, order: Order | None, body: str, author: Person | None
 ) -> tuple[Ticket, bool]:
     """A person is asked to review what the agent decided by itself (record `record_number`): one open review
     ticket per record, linked by its number; asking again returns the open one (created=False)."""
