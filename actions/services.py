@@ -12,13 +12,14 @@ from actions import hooks, policy
 from actions.errors import AlreadyDecided, NotApprovable, Refused, ResultInvalid
 from actions.execution import ShopExecutor, order_executor
 from actions.models import ActionEvent, ActionRecord, ReasonCategory
-from actions.selectors import customer_order_get, return_windows
+from actions.selectors import return_windows
 from common import clock, events
 from common.actors import Actor, Person
 from common.clock import today
 from common.errors import NotFound, PermissionDenied
 from common.numbering import parse_number
 from orders.models import Customer, Order, ProductOption
+from orders.selectors import customer_order_get
 from orders.services import order_address_change, order_cancel, order_return, stock_reserve
 
 log = logging.getLogger(__name__)

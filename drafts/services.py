@@ -25,8 +25,9 @@ from drafts.models import DeadLetter, Draft, DraftEvent, StageState
 from tickets.models import Ticket, TicketMessage
 from tickets.selectors import ticket_latest_customer_message_id, with_latest_customer_message
 from tickets.services import (
-    BODY_MAX,
     DRAFT_REQUESTED,
+    override_reason_check,
+    reply_text_check,
     tags_resolve,
     ticket_conflict_check,
     ticket_note_add,
@@ -134,10 +135,7 @@ def draft_apply(
     """
     _require_reviewer(actor)
     reason = policy.normalise_reply(override_reason or "")
-    if len(reason) > policy.OVERRIDE_REASON_MAX:
-        raise InvalidState(
-            f"예외 발송 사유는 {policy.OVERRIDE_REASON_MAX:,}자를 넘을 수 없습니다.", code="override_reason_too_long"
-        )
+    override_reason_check(reason)
     # The analyser runs before any lock is taken, on the text that will be sent.
     if final_body is None:
         stored = Draft.objects.filter(pk=draft_id).values_list("corrected_body", "body").first()
@@ -149,10 +147,7 @@ def draft_apply(
         draft = _locked_live_draft(draft_id, last_seen_message_id=last_seen_message_id, body=checked)
         original = policy.normalise_reply(draft.answer)
         final = original if final_body is None else policy.normalise_reply(final_body)
-        if not final:
-            raise InvalidState("보낼 답변이 비어 있습니다.", code="empty_reply")
-        if len(final) > BODY_MAX:
-            raise InvalidState(f"답변은 {BODY_MAX:,}자를 넘을 수 없습니다.", code="reply_too_long")
+        reply_text_check(final)
         if final != checked:  # QA's answer landed between the read and the lock
             claims = find_money_claims(final)
         hold, held_claims = draft_hold_for(draft, claims=claims)

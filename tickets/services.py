@@ -351,10 +351,7 @@ def ticket_reply_add(
     text may say (the money-claim guard) and who may send it; this stores what was sent — unless the
     conversation moved on past `last_seen_message_id` (409 ticket_changed, ticket_conflict_check)."""
     text = body.strip()
-    if not text:
-        raise InvalidState("보낼 답변이 비어 있습니다.", code="empty_reply")
-    if len(text) > BODY_MAX:
-        raise InvalidState(f"답변은 {BODY_MAX:,}자를 넘을 수 없습니다.", code="reply_too_long")
+    reply_text_check(text)
     who = Actor.operator(actor)
     now = clock.now()
     with transaction.atomic():
@@ -508,6 +505,23 @@ def tags_resolve(names: Iterable[str]) -> list[Tag]:
 
 
 # --- the operator's own reply ------------------------------------------------------------------
+def reply_text_check(text: str) -> None:
+    """What every operator answer must be, however it is sent (the reply box, the staff API, an applied draft):
+    not empty and within the body limit. `text` is already normalised."""
+    if not text:
+        raise InvalidState("보낼 답변이 비어 있습니다.", code="empty_reply")
+    if len(text) > BODY_MAX:
+        raise InvalidState(f"답변은 {BODY_MAX:,}자를 넘을 수 없습니다.", code="reply_too_long")
+
+
+def override_reason_check(reason: str) -> None:
+    """Why an operator sends a held answer anyway (an own reply or a draft) fits the limit."""
+    if len(reason) > OVERRIDE_REASON_MAX:
+        raise InvalidState(
+            f"예외 발송 사유는 {OVERRIDE_REASON_MAX:,}자를 넘을 수 없습니다.", code="override_reason_too_long"
+        )
+
+
 def _require_replier(actor: Person | None) -> None:
     if actor is None or not actor.is_active or not actor.has_perm(REPLY_PERMISSION):
         raise PermissionDenied("고객 문의에 답변할 권한이 없습니다.")
@@ -543,15 +557,9 @@ def ticket_reply_send(
     draft REJECTED by this operator, so it is not sent later on top of this answer."""
     _require_replier(actor)
     reason = normalise_reply(override_reason or "")
-    if len(reason) > OVERRIDE_REASON_MAX:
-        raise InvalidState(
-            f"예외 발송 사유는 {OVERRIDE_REASON_MAX:,}자를 넘을 수 없습니다.", code="override_reason_too_long"
-        )
+    override_reason_check(reason)
     text = normalise_reply(body)
-    if not text:
-        raise InvalidState("보낼 답변이 비어 있습니다.", code="empty_reply")
-    if len(text) > BODY_MAX:
-        raise InvalidState(f"답변은 {BODY_MAX:,}자를 넘을 수 없습니다.", code="reply_too_long")
+    reply_text_check(text)
     head = Ticket.objects.filter(pk=ticket_id).values("customer_id", "order_id").first()
     if head is None:
         raise NotFound("문의 티켓을 찾을 수 없습니다.")
