@@ -14,34 +14,39 @@ from orders.services import customer_notices_set
 from privacy.access import Action, ObjectType, Surface, access_note, access_record_now
 from privacy.policy import EXPORT_REASON_MAX, export_reason_clean
 
+# What the customer and the staff both read of an order, after its id and whose or which product it is.
+ORDER_FIELDS = (
+    "product_name",
+    "option",
+    "quantity",
+    "amount",
+    "status",
+    "status_display",
+    "shipping_address",
+    "ordered_at",
+    "shipped_at",
+    "delivered_at",
+)
+
+
+# The fields of ORDER_FIELDS that are not the order's own columns (no docstring: the API schema would show it).
+class OrderFieldsSerializer(serializers.ModelSerializer):
+    product_name = serializers.CharField(source="product.name")
+    option = serializers.CharField(source="option.label")
+    status_display = serializers.CharField(source="get_status_display")
+
 
 class OrderListApi(APIView):
     permission_classes = [IsCustomer]
     throttle_classes = [CustomerThrottle]
 
     @extend_schema_serializer(component_name="Order")
-    class OutputSerializer(serializers.ModelSerializer):
+    class OutputSerializer(OrderFieldsSerializer):
         product_id = serializers.CharField(source="product.product_id")
-        product_name = serializers.CharField(source="product.name")
-        option = serializers.CharField(source="option.label")
-        status_display = serializers.CharField(source="get_status_display")
 
         class Meta:
             model = Order
-            fields = (
-                "order_id",
-                "product_id",
-                "product_name",
-                "option",
-                "quantity",
-                "amount",
-                "status",
-                "status_display",
-                "shipping_address",
-                "ordered_at",
-                "shipped_at",
-                "delivered_at",
-            )
+            fields = ("order_id", "product_id", *ORDER_FIELDS)
 
     @extend_schema(responses={200: OutputSerializer(many=True)}, summary="내 주문")
     def get(self, request):
@@ -122,28 +127,12 @@ CUSTOMER_EXPORT = ("orders.view_customer", "orders.view_order")
 
 
 @extend_schema_serializer(component_name="OpsOrder")
-class OpsOrderSerializer(serializers.ModelSerializer):
+class OpsOrderSerializer(OrderFieldsSerializer):
     customer_id = serializers.CharField()
-    product_name = serializers.CharField(source="product.name")
-    option = serializers.CharField(source="option.label")
-    status_display = serializers.CharField(source="get_status_display")
 
     class Meta:
         model = Order
-        fields = (
-            "order_id",
-            "customer_id",
-            "product_name",
-            "option",
-            "quantity",
-            "amount",
-            "status",
-            "status_display",
-            "shipping_address",
-            "ordered_at",
-            "shipped_at",
-            "delivered_at",
-        )
+        fields = ("order_id", "customer_id", *ORDER_FIELDS)
 
 
 @extend_schema_serializer(component_name="OpsCustomer")
@@ -151,6 +140,18 @@ class OpsCustomerSerializer(serializers.ModelSerializer):
     class Meta:
         model = Customer
         fields = ("customer_id", "name", "phone", "email", "created_at")
+
+
+def _viewed(request, object_type: str, *, customer_id: str, object_id: str) -> None:
+    """A staff read through the API, noted in the access log before the data is returned."""
+    access_note(
+        request,
+        surface=Surface.API,
+        action=Action.VIEW,
+        object_type=object_type,
+        customer_id=customer_id,
+        object_id=object_id,
+    )
 
 
 def _customer(customer_id: str) -> Customer:
@@ -167,14 +168,7 @@ class OpsCustomerDetailApi(APIView):
     @extend_schema(responses={200: OpsCustomerSerializer}, summary="[운영] 고객 정보 (열람 기록이 남습니다)")
     def get(self, request, customer_id: str):
         customer = _customer(customer_id)
-        access_note(
-            request,
-            surface=Surface.API,
-            action=Action.VIEW,
-            object_type=ObjectType.CUSTOMER,
-            customer_id=customer.pk,
-            object_id=customer.pk,
-        )
+        _viewed(request, ObjectType.CUSTOMER, customer_id=customer.pk, object_id=customer.pk)
         return Response(OpsCustomerSerializer(customer).data)
 
 
@@ -187,14 +181,7 @@ class OpsOrderDetailApi(APIView):
         order = Order.objects.select_related("product", "option").filter(pk=order_id).first()
         if order is None:
             raise NotFound("주문을 찾을 수 없습니다.")
-        access_note(
-            request,
-            surface=Surface.API,
-            action=Action.VIEW,
-            object_type=ObjectType.ORDER,
-            customer_id=order.customer_id,
-            object_id=order.pk,
-        )
+        _viewed(request, ObjectType.ORDER, customer_id=order.customer_id, object_id=order.pk)
         return Response(OpsOrderSerializer(order).data)
 
 
