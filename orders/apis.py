@@ -11,7 +11,7 @@ from common.fields import StrictBooleanField, StrictCharField
 from common.redaction import mask_email
 from orders.models import Customer, Order, Product
 from orders.services import customer_notices_set
-from privacy.access import Action, ObjectType, Surface, access_note, access_record_now
+from privacy.access import ObjectType, Surface, access_record_now, api_view_note
 from privacy.policy import EXPORT_REASON_MAX, export_reason_clean
 
 # What the customer and the staff both read of an order, after its id and whose or which product it is.
@@ -142,18 +142,6 @@ class OpsCustomerSerializer(serializers.ModelSerializer):
         fields = ("customer_id", "name", "phone", "email", "created_at")
 
 
-def _viewed(request, object_type: str, *, customer_id: str, object_id: str) -> None:
-    """A staff read through the API, noted in the access log before the data is returned."""
-    access_note(
-        request,
-        surface=Surface.API,
-        action=Action.VIEW,
-        object_type=object_type,
-        customer_id=customer_id,
-        object_id=object_id,
-    )
-
-
 def _customer(customer_id: str) -> Customer:
     customer = Customer.objects.filter(pk=customer_id).first()
     if customer is None:
@@ -168,7 +156,7 @@ class OpsCustomerDetailApi(APIView):
     @extend_schema(responses={200: OpsCustomerSerializer}, summary="[운영] 고객 정보 (열람 기록이 남습니다)")
     def get(self, request, customer_id: str):
         customer = _customer(customer_id)
-        _viewed(request, ObjectType.CUSTOMER, customer_id=customer.pk, object_id=customer.pk)
+        api_view_note(request, object_type=ObjectType.CUSTOMER, customer_id=customer.pk, object_id=customer.pk)
         return Response(OpsCustomerSerializer(customer).data)
 
 
@@ -181,7 +169,7 @@ class OpsOrderDetailApi(APIView):
         order = Order.objects.select_related("product", "option").filter(pk=order_id).first()
         if order is None:
             raise NotFound("주문을 찾을 수 없습니다.")
-        _viewed(request, ObjectType.ORDER, customer_id=order.customer_id, object_id=order.pk)
+        api_view_note(request, object_type=ObjectType.ORDER, customer_id=order.customer_id, object_id=order.pk)
         return Response(OpsOrderSerializer(order).data)
 
 
