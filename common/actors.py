@@ -29,6 +29,11 @@ class Actor:
     user: Person | None = None
 
     @classmethod
+    def customer(cls, customer_id: str, user: Person | None) -> Actor:
+        """The customer acting themselves: their page, their API calls, their messages."""
+        return cls("CUSTOMER", customer_id, user)
+
+    @classmethod
     def customer_agent(cls, customer: Customer) -> Actor:
         """The chat agent acting for the signed-in customer."""
         return cls("CUSTOMER", f"{customer.customer_id} (에이전트)", customer.user)

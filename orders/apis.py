@@ -115,7 +115,7 @@ class CustomerNoticesApi(APIView):
         customer = customer_notices_set(
             customer=request.customer,
             email_notices=data.validated_data["email_notices"],
-            actor=Actor("CUSTOMER", request.customer.pk, request.user),
+            actor=Actor.customer(request.customer.pk, request.user),
         )
         return Response(self._out(customer))
 

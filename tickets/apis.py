@@ -155,7 +155,7 @@ class TicketRatingApi(APIView):
             ticket=ticket,
             score=data.validated_data["score"],
             comment=data.validated_data["comment"],
-            actor=Actor("CUSTOMER", request.customer.pk, request.user),
+            actor=Actor.customer(request.customer.pk, request.user),
         )
         return Response(self.OutputSerializer(rating).data, status=201)
 

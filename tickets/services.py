@@ -98,13 +98,12 @@ def _clocks_move(ticket: Ticket, status: str, *, at) -> None:
     ticket.sla_due_at = policy.nearest_due(sla_clocks(ticket))
 
 
-def _customer_actor(ticket_customer_id: str, author: Person | None, source: str) -> Actor:
+def _customer_actor(customer: Customer, author: Person | None, source: str) -> Actor:
     """Who wrote a customer-side message: the customer (directly or through the chat agent), or staff
     filing it for them (`Source.STAFF`)."""
     if source == Ticket.Source.STAFF:
-        who = author.get_username() if author is not None else "staff"
-        return Actor("STAFF", f"{who} → {ticket_customer_id}", author)
-    return Actor("CUSTOMER", ticket_customer_id, author)
+        return Actor.staff_for(customer, author, "staff")
+    return Actor.customer(customer.customer_id, author)
 
 
 def ticket_message_add(*, ticket: Ticket, body: str, author: Person | None) -> TicketMessage:
@@ -113,7 +112,7 @@ def ticket_message_add(*, ticket: Ticket, body: str, author: Person | None) -> T
     now = clock.now()
     with transaction.atomic():
         locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
-        actor = _customer_actor(locked.customer_id, author, "")
+        actor = Actor.customer(locked.customer_id, author)
         message = TicketMessage.objects.create(
             ticket=locked, author_type=TicketMessage.Author.CUSTOMER, author=author, body=text, created_at=now
         )
@@ -181,7 +180,7 @@ def ticket_create(
         )
         TicketEvent.created(
             ticket,
-            actor=_customer_actor(customer.customer_id, author, source),
+            actor=_customer_actor(customer, author, source),
             source=source,
             category=ticket.category,
             status=ticket.status,
