@@ -34,7 +34,7 @@ class ActionEventInline(AuditEventInline):
     model = ActionEvent
     fields = ("created_at", "actor_type", "actor_label", "from_status", "to_status", "note")
     readonly_fields = fields
-    ordering = ("id",)
+    ordering = ("created_at", "id")  # oldest first, as the record page has always shown them
 
 
 # ActionRecord.detail, in words: what the customer (or the shop) said, never the JSON.
