@@ -210,8 +210,13 @@ class TicketEvent(AuditEvent):
         priority: str,
         rule: str,
     ) -> TicketEvent:
-        payload = {"source": source, "category": category, "status": status, "order_id": order_id}
-        payload["message_id"] = message_id
+        payload = {
+            "source": source,
+            "category": category,
+            "status": status,
+            "order_id": order_id,
+            "message_id": message_id,
+        }
         if rule:  # a priority a rule raised is recorded with the rule; the default (보통) is not
             payload |= {"priority": priority, "rule": rule}
         return cls.build(ticket=ticket, type=cls.Type.CREATED, actor=actor, payload=payload)
