@@ -8,13 +8,13 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
 from accounts import policy
 from accounts.models import AuthToken
+from common.actors import Person
 
 log = logging.getLogger(__name__)
 
@@ -23,12 +23,12 @@ def token_ttl() -> timedelta:
     return timedelta(hours=settings.CS_AUTH_TOKEN_TTL_HOURS)
 
 
-def password_fingerprint(user: AbstractBaseUser) -> str:
+def password_fingerprint(user: Person) -> str:
     """Changes whenever the password does (set_password, the admin's form, `changepassword`)."""
     return user.get_session_auth_hash()
 
 
-def password_fingerprint_matches(user: AbstractBaseUser, fingerprint: str) -> bool:
+def password_fingerprint_matches(user: Person, fingerprint: str) -> bool:
     """As Django checks a session's hash: the current SECRET_KEY or one of SECRET_KEY_FALLBACKS, so rotating the
     key does not sign everyone out."""
     if constant_time_compare(fingerprint, password_fingerprint(user)):
@@ -40,7 +40,7 @@ def password_fingerprint_matches(user: AbstractBaseUser, fingerprint: str) -> bo
 
 
 @transaction.atomic
-def token_issue(*, user: AbstractBaseUser, actor: AbstractBaseUser, issuer: str = "") -> tuple[AuthToken, str]:
+def token_issue(*, user: Person, actor: Person, issuer: str = "") -> tuple[AuthToken, str]:
     """A new token for a successful login; returns it with its key (shown once, never stored). `issuer`: who
     vouched for the login when no password did ("integration:<pk>"); see accounts/issuers.py.
 
@@ -75,7 +75,7 @@ def token_issue(*, user: AbstractBaseUser, actor: AbstractBaseUser, issuer: str 
     return token, key
 
 
-def token_revoke(*, token: AuthToken, actor: AbstractBaseUser | None) -> None:
+def token_revoke(*, token: AuthToken, actor: Person | None) -> None:
     """Logout (actor: the user) or an expired token found at use (actor None: the system). Idempotent."""
     deleted, _ = AuthToken.objects.filter(pk=token.pk).delete()
     if deleted:
@@ -87,7 +87,7 @@ def token_revoke(*, token: AuthToken, actor: AbstractBaseUser | None) -> None:
         )
 
 
-def user_tokens_revoke(*, user: AbstractBaseUser, actor: AbstractBaseUser | None, stale_only: bool = False) -> int:
+def user_tokens_revoke(*, user: Person, actor: Person | None, stale_only: bool = False) -> int:
     """Every token of the user, or (`stale_only`) those issued under a password the user no longer has."""
     tokens = AuthToken.objects.filter(user=user)
     if stale_only:
@@ -98,7 +98,7 @@ def user_tokens_revoke(*, user: AbstractBaseUser, actor: AbstractBaseUser | None
     return deleted
 
 
-def tokens_purge_expired(*, actor: AbstractBaseUser | None) -> int:
+def tokens_purge_expired(*, actor: Person | None) -> int:
     """Housekeeping (`manage.py auth_tokens_purge`): delete tokens past their lifetime. Expired tokens already
     refuse to authenticate; this only keeps the table small for users who never come back."""
     deleted, _ = AuthToken.objects.filter(created_at__lte=timezone.now() - token_ttl()).delete()

@@ -18,7 +18,7 @@ from actions.models import ActionEvent, ActionRecord, ReasonCategory
 from actions.policy import days_since
 from actions.selectors import RefundDeadline, action_refund_deadline, with_settled_at
 from actions.services import DECIDE_PERMISSION, action_decide
-from common.admin import LiveChangeListMixin, ReadOnlyAdmin
+from common.admin import AuditEventInline, LiveChangeListMixin, ReadOnlyAdmin
 from common.business_hours import business_calendar
 from common.clock import today
 from common.display import fields_html, value_words, won
@@ -28,15 +28,13 @@ from privacy.admin import AccessLoggedAdmin
 from privacy.models import AccessRecord
 
 
-class ActionEventInline(admin.TabularInline):
+class ActionEventInline(AuditEventInline):
+    """처리 이력: the statuses are the row's own columns, so they are shown as they are."""
+
     model = ActionEvent
-    extra = 0
-    can_delete = False
     fields = ("created_at", "actor_type", "actor_label", "from_status", "to_status", "note")
     readonly_fields = fields
-
-    def has_add_permission(self, request, obj=None):
-        return False
+    ordering = ("created_at", "id")  # oldest first, as the record page has always shown them
 
 
 # ActionRecord.detail, in words: what the customer (or the shop) said, never the JSON.

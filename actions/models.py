@@ -1,8 +1,11 @@
+from __future__ import annotations
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from common.audit import ActorType
+from common.actors import Actor
+from common.audit import AuditEvent
 from common.numbering import format_number
 
 
@@ -122,33 +125,25 @@ class ActionRecord(models.Model):
         return f"{self.number} {self.get_kind_display()}"
 
 
-class ActionEvent(models.Model):
-    """Audit trail: one row per state change, written in the same transaction as the change."""
-
-    ActorType = ActorType  # the one actor vocabulary (common.audit)
+class ActionEvent(AuditEvent):
+    """Audit trail: one row per change of a record's status, written in the same transaction as the change.
+    The statuses are columns (the desk filters on them); the payload stays empty."""
 
     record = models.ForeignKey(ActionRecord, on_delete=models.CASCADE, related_name="events", verbose_name="처리 기록")
-    actor_type = models.CharField("행위자 구분", max_length=10, choices=ActorType.choices)
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="+",
-        verbose_name="행위자",
-    )
-    actor_label = models.CharField("행위자", max_length=100)
     from_status = models.CharField(
         "이전 상태", max_length=10, blank=True, default="", choices=ActionRecord.Status.choices
     )
     to_status = models.CharField("새 상태", max_length=10, choices=ActionRecord.Status.choices)
     note = models.CharField("메모", max_length=500, blank=True, default="")
-    created_at = models.DateTimeField("일시", auto_now_add=True)
 
-    class Meta:
+    class Meta(AuditEvent.Meta):
         verbose_name = "처리 이력"
         verbose_name_plural = "처리 이력"
-        ordering = ["created_at", "id"]
 
     def __str__(self) -> str:
         return f"{self.get_from_status_display() or '-'} → {self.get_to_status_display()}"
+
+    @classmethod
+    def transition(cls, record: ActionRecord, *, actor: Actor, before: str, after: str, note: str = "") -> ActionEvent:
+        """The (unsaved) row of a record moving from `before` ("" when it is new) to `after`."""
+        return cls.build(record=record, actor=actor, from_status=before, to_status=after, note=note[:500])

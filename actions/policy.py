@@ -7,7 +7,7 @@ database, the date from `common.clock.today()` and the shop's return windows
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from actions.models import ActionRecord, ReasonCategory
@@ -88,7 +88,7 @@ def address_change_decision(status: str) -> Decision:
 
 
 def _window_decision(
-    *, status: str, delivered_at: date | None, today: date, reason_category: str, what: str, windows: Windows
+    *, delivered_at: date | None, today: date, reason_category: str, what: str, windows: Windows
 ) -> Decision:
     days = days_since(delivered_at, today)
     if reason_category == ReasonCategory.UNCLEAR:
@@ -118,13 +118,18 @@ def exchange_decision(
             f"'{status_label(status)}' 상태의 주문은 교환을 접수할 수 없습니다. 교환은 배송 완료 후에 가능합니다.",
         )
     return _window_decision(
-        status=status,
-        delivered_at=delivered_at,
-        today=today,
-        reason_category=reason_category,
-        what="교환",
-        windows=windows,
+        delivered_at=delivered_at, today=today, reason_category=reason_category, what="교환", windows=windows
     )
+
+
+def _refund_window(
+    *, kind: str, delivered_at: date | None, today: date, reason_category: str, windows: Windows
+) -> Decision:
+    """The return window (반품), as the decision on a money request of `kind`."""
+    decision = _window_decision(
+        delivered_at=delivered_at, today=today, reason_category=reason_category, what="반품", windows=windows
+    )
+    return replace(decision, kind=kind)
 
 
 def refund_decision(
@@ -140,20 +145,12 @@ def refund_decision(
         )
     if status in CLOSED_STATUSES:
         return Decision(False, f"이미 '{status_label(status)}' 상태인 주문입니다.")
-    decision = _window_decision(
-        status=status,
+    return _refund_window(
+        kind=ActionRecord.Kind.REFUND,
         delivered_at=delivered_at,
         today=today,
         reason_category=reason_category,
-        what="반품",
         windows=windows,
-    )
-    return Decision(
-        decision.allowed,
-        decision.reason,
-        kind=ActionRecord.Kind.REFUND,
-        days_since_delivery=decision.days_since_delivery,
-        needs_clarification=decision.needs_clarification,
     )
 
 
@@ -182,15 +179,9 @@ def approval_decision(
     if kind == ActionRecord.Kind.REFUND:
         if status_now != S.DELIVERED:
             return Decision(False, f"주문이 '{status_label(status_now)}' 상태라 환불을 승인할 수 없습니다.")
-        decision = _window_decision(
-            status=status_now,
-            delivered_at=delivered_at,
-            today=requested_on,
-            reason_category=reason_category,
-            what="반품",
-            windows=windows,
+        return _refund_window(
+            kind=kind, delivered_at=delivered_at, today=requested_on, reason_category=reason_category, windows=windows
         )
-        return Decision(decision.allowed, decision.reason, kind=kind, days_since_delivery=decision.days_since_delivery)
     return Decision(False, "승인 대상이 아닌 요청입니다.")
 
 

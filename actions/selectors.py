@@ -15,7 +15,6 @@ from common.numbering import format_number
 from common.redaction import ADDRESS, redact, redact_known
 from orders.models import Customer, Order
 from orders.policy import product_words
-from orders.selectors import customer_order_get, order_not_found_message  # noqa: F401  (re-exported)
 
 
 def return_windows() -> policy.Windows:

@@ -4,22 +4,24 @@ to rows under locks and writes one audit event per change in the same transactio
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
 from actions import hooks, policy
 from actions.errors import AlreadyDecided, NotApprovable, Refused, ResultInvalid
 from actions.execution import ShopExecutor, order_executor
 from actions.models import ActionEvent, ActionRecord, ReasonCategory
-from actions.selectors import customer_order_get, return_windows
+from actions.selectors import return_windows
 from common import clock, events
-from common.actors import Actor
+from common.actors import Actor, Person
 from common.clock import today
 from common.errors import NotFound, PermissionDenied
 from common.numbering import parse_number
 from orders.models import Customer, Order, ProductOption
+from orders.selectors import customer_order_get
 from orders.services import order_address_change, order_cancel, order_return, stock_reserve
 
 log = logging.getLogger(__name__)
@@ -29,14 +31,16 @@ EXTERNAL_REF_MAX_LEN = 100  # what is kept of a shop's reference (the API takes 
 
 
 def _event(record: ActionRecord, *, actor: Actor, from_status: str, to_status: str, note: str = "") -> None:
-    ActionEvent.objects.create(
-        record=record,
-        actor_type=actor.type,
-        actor=actor.user,
-        actor_label=actor.label[:100],
-        from_status=from_status,
-        to_status=to_status,
-        note=note[:500],
+    ActionEvent.transition(record, actor=actor, before=from_status, after=to_status, note=note).save()
+
+
+def _done_now(record: ActionRecord, *, actor: Actor, shop_event: str, **data: object) -> None:
+    """Work done at once (an address change, an exchange): its audit row and the shop's event, in its transaction."""
+    _event(record, actor=actor, from_status="", to_status=record.status)
+    events.shop_event_emit(
+        type=shop_event,
+        key=str(record.pk),
+        data={"action_id": record.number, "order_id": record.order_id, "customer_id": record.customer_id, **data},
     )
 
 
@@ -46,6 +50,20 @@ def _clean_text(value: object, *, limit: int = policy.REASON_MAX_LEN) -> str:
 
 def _refuse(order: Order, decision: policy.Decision) -> Refused:
     return Refused(decision.reason, needs_clarification=decision.needs_clarification, status=order.status)
+
+
+def _window_allowed(rule: Callable[..., policy.Decision], order: Order, *, on: date, category: str) -> policy.Decision:
+    """`rule` (the exchange or refund window) on `order` as of `on`, with this shop's windows; refused: raised."""
+    decision = rule(
+        status=order.status,
+        delivered_at=order.delivered_at,
+        today=on,
+        reason_category=category,
+        windows=return_windows(),
+    )
+    if not decision.allowed:
+        raise _refuse(order, decision)
+    return decision
 
 
 def address_change(*, customer: Customer, order_id: str, new_address: object, actor: Actor) -> ActionRecord:
@@ -71,17 +89,8 @@ def address_change(*, customer: Customer, order_id: str, new_address: object, ac
             summary=f"{order.product.name} 배송지를 '{address}'(으)로 변경",
         )
         order_address_change(order=order, address=address, actor=actor, reference=record.number)
-        _event(record, actor=actor, from_status="", to_status=record.status)
-        events.shop_event_emit(
-            type=events.ACTION_ADDRESS_CHANGED,
-            key=str(record.pk),
-            data={
-                "action_id": record.number,
-                "order_id": order.pk,
-                "customer_id": customer.customer_id,
-                "old_address": old_address,
-                "new_address": address,
-            },
+        _done_now(
+            record, actor=actor, shop_event=events.ACTION_ADDRESS_CHANGED, old_address=old_address, new_address=address
         )
     log.info("action.address_changed action_id=%s order_id=%s actor=%s", record.number, order.pk, actor.type)
     return record
@@ -105,15 +114,7 @@ def exchange_request(
     on = today()
     with transaction.atomic():
         order = customer_order_get(customer=customer, order_id=order_id, for_update=True)
-        decision = policy.exchange_decision(
-            status=order.status,
-            delivered_at=order.delivered_at,
-            today=on,
-            reason_category=category,
-            windows=return_windows(),
-        )
-        if not decision.allowed:
-            raise _refuse(order, decision)
+        _window_allowed(policy.exchange_decision, order, on=on, category=category)
         option = _match_option(order, new_option)
         if option is None:
             labels = ", ".join(o.label for o in order.product.options.all())
@@ -150,18 +151,13 @@ def exchange_request(
                     summary=f"{order.product.name} {order.option.label} → {option.label} 교환 접수 · 사유: "
                     f"{ReasonCategory(category).label} {_clean_text(reason, limit=200)}".strip(),
                 )
-                _event(record, actor=actor, from_status="", to_status=record.status)
-                events.shop_event_emit(
-                    type=events.ACTION_EXCHANGE_ACCEPTED,
-                    key=str(record.pk),
-                    data={
-                        "action_id": record.number,
-                        "order_id": order.pk,
-                        "customer_id": customer.customer_id,
-                        "old_option": order.option.label,
-                        "new_option": option.label,
-                        "reason_category": category,
-                    },
+                _done_now(
+                    record,
+                    actor=actor,
+                    shop_event=events.ACTION_EXCHANGE_ACCEPTED,
+                    old_option=order.option.label,
+                    new_option=option.label,
+                    reason_category=category,
                 )
         except IntegrityError:
             raise Refused("이미 교환이 접수된 주문입니다.", status=order.status) from None
@@ -195,15 +191,7 @@ def refund_request(
     if existing is not None:
         return RefundOutcome(existing, created=False)
     on = today()
-    decision = policy.refund_decision(
-        status=order.status,
-        delivered_at=order.delivered_at,
-        today=on,
-        reason_category=category,
-        windows=return_windows(),
-    )
-    if not decision.allowed:
-        raise _refuse(order, decision)
+    decision = _window_allowed(policy.refund_decision, order, on=on, category=category)
     kind = ActionRecord.Kind(decision.kind)
     reason_text = _clean_text(reason)
     note_text = _clean_text(note)
@@ -240,7 +228,7 @@ def _pending_money_request(order: Order) -> ActionRecord | None:
     ).first()
 
 
-def action_decide(*, number: str | int, approve: bool, actor: AbstractBaseUser, note: str = "") -> ActionRecord:
+def action_decide(*, number: str | int, approve: bool, actor: Person, note: str = "") -> ActionRecord:
     """A person approves or rejects a pending refund/cancel. Approval executes it, exactly once.
 
     Not reachable from the agent: it is not in the tool registry and needs the `decide` permission.

@@ -96,11 +96,6 @@ def schema_ensure(name: str, *, fresh: bool = False) -> None:
         conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{name}"')
 
 
-def pg_connections() -> int:
-    with _pg(DB_NAME) as conn:
-        return int(conn.execute("SELECT count(*) FROM pg_stat_activity").fetchone()[0])
-
-
 def pg_sessions() -> int:
     """Connections ever opened to cs_bench (pg_stat_database.sessions, PostgreSQL 14+)."""
     with _pg(DB_NAME) as conn:

@@ -26,10 +26,6 @@ class TcpProxy:
         self._thread.start()
 
     # --- control ---
-    @property
-    def is_cut(self) -> bool:
-        return self._cut
-
     def cut(self) -> int:
         """Drop every open connection and refuse new ones. Returns how many connections were dropped."""
         with self._lock:

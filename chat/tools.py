@@ -35,7 +35,6 @@ from actions.policy import customer_status_message, days_since
 from actions.selectors import (
     action_record_list,
     action_record_summary_masked,
-    customer_order_get,
     money_claims_strip,
 )
 from chat.selectors import money_request_refused
@@ -46,6 +45,7 @@ from common.clock import SEOUL, now, today
 from common.errors import DomainError, NotFound
 from common.numbering import parse_number
 from orders.models import Customer, Order
+from orders.selectors import customer_order_get
 from tickets.models import DataSubjectRequest, Ticket
 from tickets.selectors import customer_ticket_list
 from tickets.services import (

@@ -6,6 +6,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils.http import urlencode
 
+from common.display import payload_line
 from common.live import live_staff_allowed, live_staff_cursor
 from common.models import OutboxMessage
 
@@ -109,14 +110,22 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 
 class AuditEventInline(admin.TabularInline):
-    """An object's audit rows (common.audit.AuditEvent) under it: when, what, who, and the change in words.
-    Read-only; subclasses name the model, the title and `change`."""
+    """An object's audit rows (common.audit.AuditEvent) under it: when, what, who, and the change in words
+    (`common.display.payload_line`). Read-only; subclasses name the model, the title and the labels of the
+    codes their payloads hold."""
 
     extra = 0
     can_delete = False
     fields = ("created_at", "type", "actor_label", "change")
     readonly_fields = fields
     ordering = ("-id",)
+    # before → after of the row's own statuses, and the labels of other payload values by key.
+    status_labels: Mapping[str, str] = {}
+    value_labels: Mapping[str, Mapping[str, str]] = {}
+
+    @admin.display(description="변경 내용")
+    def change(self, obj: models.Model) -> str:
+        return payload_line(obj.payload or {}, status_labels=self.status_labels, values=self.value_labels)
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False

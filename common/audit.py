@@ -1,11 +1,12 @@
 """One shape for audit rows: who acted (the `Actor` kinds), what changed (payload: ids and before/after
-values, never personal data) and when. Each owning app has its own concrete event table
-(`orders.OrderEvent`, `tickets.TicketEvent`, `drafts.DraftEvent`); `actions.ActionEvent` predates this and
-shares the actor vocabulary."""
+values, never personal data) and when. Each owning app has its own concrete event table on this base
+(`actions.ActionEvent`, `orders.OrderEvent`, `tickets.TicketEvent`, `drafts.DraftEvent`); the payload of each
+kind of event is built by a classmethod on that table, so its keys are written down once, beside the model."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Self
 
 from django.conf import settings
 from django.db import models
@@ -41,6 +42,18 @@ class AuditEvent(models.Model):
     class Meta:
         abstract = True
         ordering = ["created_at", "id"]
+
+    @classmethod
+    def build(cls, *, actor: Actor, payload: Mapping[str, object] | None = None, **fields: Any) -> Self:
+        """An unsaved row of this table: the subject and type in `fields`, the actor's columns and the payload
+        filled in the one way every table does (save it, or `bulk_create` many)."""
+        return cls(**fields, payload=dict(payload or {}), **actor_fields(actor))
+
+    @staticmethod
+    def change(before: object, after: object, **rest: object) -> dict[str, object]:
+        """The payload of a change of one value: `before`/`after` (the history shows them as '접수 → 답변완료')
+        and whatever else the change carries."""
+        return {"before": before, "after": after, **rest}
 
 
 def actor_fields(actor: Actor) -> dict[str, Any]:

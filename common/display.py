@@ -1,5 +1,6 @@
 """Words for people: audit payloads, codes and amounts as an operator reads them (Korean labels, 원, 예/아니오).
-Pure functions over plain values; each admin passes the labels of its own codes."""
+Pure functions over plain values; each admin passes the labels of its own codes. `payload_line` is the one way
+an audit row's change is written for people (the ticket, order and draft histories all use it)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from decimal import Decimal
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-# The payload keys the desk's services write into audit rows (common.audit), in words. An app's own keys and codes
-# are labelled where the app lives (the drafts' in drafts.labels).
+from common.actors import Person
+from common.numbering import format_number
+
+# The payload keys the desk's services write into audit rows (common.audit), in words.
 PAYLOAD_KEY_LABELS = {
     "message_id": "메시지 번호",
     "order_id": "주문번호",
@@ -21,7 +24,12 @@ PAYLOAD_KEY_LABELS = {
     "category": "분류",
     "status": "상태",
     "author_type": "작성자",
+    "applied": "적용 방식",
+    "edit_ratio": "편집 비율",
     "tags": "태그",
+    "holds": "보류 사유",
+    "claims": "근거 없는 금전 문장",
+    "retry_failed": "실패 단계만 다시",
     "subject": "제목",
     "reference": "처리번호",
     "option_id": "옵션",
@@ -37,15 +45,23 @@ PAYLOAD_KEY_LABELS = {
     "days": "고객 응답 없이 지난 일수",
     "score": "고객 평가 점수",
     "low": "낮은 평가(2점 이하)",
+    "attempt": "실행 회차",
+    "errors": "단계별 오류",
+    "version": "쇼핑몰 버전",
 }
 # Values that read the same wherever they appear.
 SHARED_VALUE_LABELS = {
     "author_type": {"CUSTOMER": "고객", "OPERATOR": "상담원", "SYSTEM": "시스템", "AGENT": "에이전트"},
+    "reason": {
+        "own_reply": "상담원이 직접 답변",
+        "newer_input": "고객이 새 메시지를 보냄",
+        "newer_draft": "더 새 초안이 생김",
+    },
 }
 YES_NO = {True: "예", False: "아니오"}
 
 
-def person_name(user: object) -> str:
+def person_name(user: Person) -> str:
     """How the desk names a colleague: the Korean order (family name first, no space: 김상담), else the login."""
     last, first = getattr(user, "last_name", "") or "", getattr(user, "first_name", "") or ""
     return f"{last}{first}".strip() or user.get_username()
@@ -95,12 +111,29 @@ def payload_words(
     for key, value in rest.items():
         if value in (None, "", [], {}):
             continue
-        if key == "amount":
+        labels = {**SHARED_VALUE_LABELS.get(key, {}), **values.get(key, {})}
+        if key == "edit_ratio" and isinstance(value, int | float):
+            words = f"{value:.0%}"
+        elif key == "amount":
             words = won(value)
+        elif key == "ticket_id" and isinstance(value, int):
+            words = format_number("T", value)
+        elif isinstance(value, Mapping):
+            words = _mapping_words(value, labels)
         else:
-            words = value_words(value, {**SHARED_VALUE_LABELS.get(key, {}), **values.get(key, {})})
+            words = value_words(value, labels)
         pairs.append((PAYLOAD_KEY_LABELS.get(key, "기타"), words))
     return pairs
+
+
+def _mapping_words(value: Mapping[str, object], labels: Mapping[str, str]) -> str:
+    """A nested change ({"before", "after"}) as 'A → B'; {"changed": true} (text not kept) as '변경됨'; other
+    objects as 'name (value)' pairs, the names by `labels` ({"qa": "Timeout"} → 'QA (Timeout)')."""
+    if "before" in value or "after" in value:
+        return f"{value_words(value.get('before'), labels)} → {value_words(value.get('after'), labels)}"
+    if value.get("changed") is True:
+        return "변경됨"
+    return ", ".join(f"{labels.get(str(k), '기타')} ({value_words(v)})" for k, v in value.items())
 
 
 def payload_line(

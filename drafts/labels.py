@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html_join
 from django.utils.safestring import SafeString
 
 from actions.claims import CODE as MONEY_CLAIM_CODE
-from common.display import code_html
-from common.numbering import format_number
+from common.display import code_html, payload_line
 from drafts import policy
 from drafts.models import Draft, DraftEvent
 from drafts.stages import stage_labels
@@ -49,24 +48,6 @@ CONTEXT_SOURCE_LABELS: dict[str, str] = {
     "shipping_events": "배송 이력",
 }
 CONTEXT_OUTCOME_LABELS: dict[str, str] = {"ok": "조회됨", "late": "시간 초과로 제외"}
-# What a draft's audit row carries (DraftEvent.payload keys besides before/after) and why a draft was replaced.
-EVENT_PAYLOAD_LABELS: dict[str, str] = {
-    "applied": "적용 방식",
-    "edit_ratio": "편집 비율",
-    "tags": "태그",
-    "reason": "사유",
-    "holds": "무시한 보류",
-    "claims": "환불 약속 문장",
-    "ticket_id": "티켓",
-    "message_id": "기준 메시지",
-    "attempt": "실행 회차",
-    "errors": "단계별 오류",
-}
-REASON_LABELS: dict[str, str] = {
-    "newer_input": "고객의 새 입력",
-    "newer_draft": "더 새로운 초안",
-    "own_reply": "상담원 직접 답변",
-}
 UNKNOWN = "기타"
 
 
@@ -101,51 +82,14 @@ def context_report_rows(report: Mapping[str, object]) -> list[tuple[SafeString |
     return rows
 
 
-def _payload_value(key: str, value: object) -> SafeString | str:
-    if key == "applied":
-        return code_html(str(value), dict(Draft.Applied.choices))
-    if key == "edit_ratio" and isinstance(value, int | float):
-        return f"{value:.0%}"
-    if key == "reason":
-        return code_html(str(value), REASON_LABELS, str(value) if not str(value).isascii() else UNKNOWN)
-    if key == "holds":
-        return holds_html(value or [])
-    if key == "ticket_id" and isinstance(value, int):
-        return format_number("T", value)
-    if key == "message_id":
-        return f"{value}번"
-    if key == "attempt":
-        return f"{value}회차"
-    if key == "claims":
-        return f"{value}건"
-    if key == "errors" and isinstance(value, Mapping):
-        return stage_errors_html(value)
-    if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value) or "-"
-    return str(value)
-
-
-def draft_event_change_html(event: DraftEvent) -> SafeString:
-    """One Korean line for a draft's audit row: status labels before → after, then each payload field by its
-    Korean name. Never `key=value`."""
-    status_labels = dict(Draft.Status.choices)
-    payload = dict(event.payload or {})
-    parts: list[SafeString | str] = []
-    if "before" in payload or "after" in payload:
-        before, after = payload.pop("before", ""), payload.pop("after", "")
-        parts.append(
-            format_html(
-                "{} → {}",
-                code_html(before, status_labels) if before else "-",
-                code_html(after, status_labels) if after else "-",
-            )
-        )
-    for key, value in payload.items():
-        if value in (None, "", [], {}):
-            continue
-        label = code_html(key, EVENT_PAYLOAD_LABELS, "기타 항목")
-        parts.append(format_html("{}: {}", label, _payload_value(key, value)))
-    return format_html_join(" · ", "{}", ((p,) for p in parts))
+def draft_event_change_html(event: DraftEvent) -> str:
+    """One Korean line for a draft's audit row, worded as every history is (`common.display.payload_line`):
+    status labels before → after, then each payload field by its Korean name. Never `key=value`."""
+    return payload_line(
+        event.payload or {},
+        status_labels=dict(Draft.Status.choices),
+        values={"applied": dict(Draft.Applied.choices), "holds": HOLD_LABELS, "errors": stage_labels()},
+    )
 
 
 def citation_views(citations: list[dict], *, titles: Mapping[str, str] | None = None) -> list[dict]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from rapidfuzz.distance import Levenshtein
 
 # The reply's own rules live with the reply (tickets); a draft is sent as a reply and shares them.
-from tickets.policy import OVERRIDE_REASON_MAX, normalise_reply  # noqa: F401
+from tickets.policy import normalise_reply  # noqa: F401
 
 
 def edit_distance(a: str, b: str) -> int:

@@ -8,13 +8,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import DatabaseError, connections, transaction
 from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
 from actions.claims import find_money_claims
-from common.actors import Actor
+from common.actors import Actor, Person
 from common.audit import actor_fields
 from common.display import person_name
 from common.errors import InvalidState, NotFound, PermissionDenied
@@ -27,8 +26,9 @@ from drafts.stages import stage_labels
 from tickets.models import Ticket, TicketMessage
 from tickets.selectors import ticket_latest_customer_message_id, with_latest_customer_message
 from tickets.services import (
-    BODY_MAX,
     DRAFT_REQUESTED,
+    override_reason_check,
+    reply_text_check,
     tags_resolve,
     ticket_conflict_check,
     ticket_note_add,
@@ -72,7 +72,7 @@ def drafts_supersede(*, where: Q, actor: Actor, reason: str) -> list[int]:
     return [pk for pk, _ in rows]
 
 
-def _require_reviewer(actor: AbstractBaseUser | None) -> None:
+def _require_reviewer(actor: Person | None) -> None:
     if actor is None or not actor.is_active or not actor.has_perm(REVIEW_PERMISSION):
         raise PermissionDenied("답변 초안을 적용하거나 반려할 권한이 없습니다.")
 
@@ -118,7 +118,7 @@ def draft_apply(
     draft_id: int,
     final_body: str | None,
     tags: Iterable[str] = (),
-    actor: AbstractBaseUser,
+    actor: Person,
     override_reason: str = "",
     last_seen_message_id: int | None = None,
 ) -> Draft:
@@ -136,10 +136,7 @@ def draft_apply(
     """
     _require_reviewer(actor)
     reason = policy.normalise_reply(override_reason or "")
-    if len(reason) > policy.OVERRIDE_REASON_MAX:
-        raise InvalidState(
-            f"예외 발송 사유는 {policy.OVERRIDE_REASON_MAX:,}자를 넘을 수 없습니다.", code="override_reason_too_long"
-        )
+    override_reason_check(reason)
     # The analyser runs before any lock is taken, on the text that will be sent.
     if final_body is None:
         stored = Draft.objects.filter(pk=draft_id).values_list("corrected_body", "body").first()
@@ -151,10 +148,7 @@ def draft_apply(
         draft = _locked_live_draft(draft_id, last_seen_message_id=last_seen_message_id, body=checked)
         original = policy.normalise_reply(draft.answer)
         final = original if final_body is None else policy.normalise_reply(final_body)
-        if not final:
-            raise InvalidState("보낼 답변이 비어 있습니다.", code="empty_reply")
-        if len(final) > BODY_MAX:
-            raise InvalidState(f"답변은 {BODY_MAX:,}자를 넘을 수 없습니다.", code="reply_too_long")
+        reply_text_check(final)
         if final != checked:  # QA's answer landed between the read and the lock
             claims = find_money_claims(final)
         hold, held_claims = draft_hold_for(draft, claims=claims, stage_labels=stage_labels())
@@ -215,7 +209,7 @@ def draft_apply(
     return draft
 
 
-def _rejected(draft: Draft, *, actor: AbstractBaseUser, at: datetime, **payload: object) -> None:
+def _rejected(draft: Draft, *, actor: Person, at: datetime, **payload: object) -> None:
     """Mark a live (locked) draft REJECTED by `actor`, with its audit row."""
     draft.status = Draft.Status.REJECTED
     draft.decided_by = actor
@@ -231,7 +225,7 @@ def _rejected(draft: Draft, *, actor: AbstractBaseUser, at: datetime, **payload:
     )
 
 
-def draft_reject(*, draft_id: int, actor: AbstractBaseUser, tags: Iterable[str] = ()) -> Draft:
+def draft_reject(*, draft_id: int, actor: Person, tags: Iterable[str] = ()) -> Draft:
     """The operator will not use this draft. Nothing is sent; the ticket stays open for a person."""
     _require_reviewer(actor)
     with transaction.atomic():
@@ -244,7 +238,7 @@ def draft_reject(*, draft_id: int, actor: AbstractBaseUser, tags: Iterable[str] 
 
 
 # --- an operator's own reply (tickets.hooks) ------------------------------------------------------
-def drafts_reject_on_own_reply(*, ticket: Ticket, message: TicketMessage, actor: AbstractBaseUser) -> None:
+def drafts_reject_on_own_reply(*, ticket: Ticket, message: TicketMessage, actor: Person) -> None:
     """Registered as a reply-sent hook (`tickets.hooks`): called in the reply's transaction, with the ticket
     row locked. A live (GENERATED) draft is not left to be sent later on top of an answer the operator wrote
     themselves: it is marked REJECTED by this operator, with a system note saying so."""

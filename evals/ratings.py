@@ -10,11 +10,11 @@ from datetime import date
 from pathlib import Path
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
 from actions.models import ActionRecord
 from chat.models import ChatMessage, Conversation, ToolCall
+from common.actors import Person
 from common.clock import resolve_today
 from common.errors import DomainError, NotFound, PermissionDenied
 from common.numbering import parse_number
@@ -31,9 +31,7 @@ log = logging.getLogger(__name__)
 RATE_PERMISSION = "evals.add_draftrating"
 
 
-def draft_rating_create(
-    *, draft_id: int, verdict: str, reason: str, note: str = "", actor: AbstractBaseUser
-) -> DraftRating:
+def draft_rating_create(*, draft_id: int, verdict: str, reason: str, note: str = "", actor: Person) -> DraftRating:
     """Rate a draft 👍/👎 with a reason; an operator's second rating of the same draft replaces the first.
     The rated text, the customer input and the models are frozen on the rating."""
     if actor is None or not actor.is_active or not actor.has_perm(RATE_PERMISSION):

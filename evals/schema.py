@@ -9,7 +9,6 @@ agent must communicate, natural-language assertions for a judge). Values are the
 from __future__ import annotations
 
 import fnmatch
-import json
 from pathlib import Path
 from typing import Literal
 
@@ -228,7 +227,3 @@ def task_list(selector: str | None = None, *, directory: Path = TASKS_DIR) -> li
             if hit:
                 picked[task.id] = task
     return [t for t in tasks if t.id in picked]
-
-
-def task_dump(task: Task) -> str:
-    return json.dumps(task.model_dump(exclude_none=True), ensure_ascii=False, indent=2) + "\n"

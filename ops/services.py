@@ -27,6 +27,7 @@ from tqdm import tqdm
 
 from actions.models import ActionEvent, ActionRecord, ReasonCategory
 from actions.selectors import return_windows
+from common.actors import Actor
 from common.clock import today
 from orders.models import Customer, Order, ProductOption
 from orders.services import shop_fixture_load, shop_fixture_read
@@ -405,12 +406,11 @@ def _pending_refunds(count: int, on: date, rng: random.Random, batch: int, progr
                 ActionRecord.objects.bulk_create(records, batch_size=batch)
                 ActionEvent.objects.bulk_create(
                     [
-                        ActionEvent(
-                            record=record,
-                            actor_type=ActionEvent.ActorType.CUSTOMER,
-                            actor_label=f"{record.customer_id} (에이전트)",
-                            from_status="",
-                            to_status=record.status,
+                        ActionEvent.transition(
+                            record,
+                            actor=Actor("CUSTOMER", f"{record.customer_id} (에이전트)"),
+                            before="",
+                            after=record.status,
                         )
                         for record in records
                     ],

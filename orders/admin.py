@@ -57,20 +57,7 @@ class OrderEventInline(AuditEventInline):
     verbose_name = "주문 이력"
     verbose_name_plural = "주문 이력"
 
-    @admin.display(description="변경 내용")
-    def change(self, obj: OrderEvent) -> str:
-        payload = dict(obj.payload or {})
-        labels = dict(Order.Status.choices)
-        parts = []
-        if "before" in payload:
-            parts.append(f"{labels.get(payload.pop('before'), '-')} → {labels.get(payload.pop('after', ''), '-')}")
-        if "quantity" in payload:
-            parts.append(f"옵션 {payload.pop('option_id', '-')} · {payload.pop('quantity')}개")
-        if payload.get("version"):
-            parts.append(f"쇼핑몰 버전 {payload['version']}")
-        if payload.get("reference"):
-            parts.append(f"처리번호 {payload['reference']}")
-        return " · ".join(parts)
+    status_labels = dict(Order.Status.choices)
 
 
 @admin.register(Order)

@@ -11,8 +11,29 @@ from common.fields import StrictBooleanField, StrictCharField
 from common.redaction import mask_email
 from orders.models import Customer, Order, Product
 from orders.services import customer_notices_set
-from privacy.access import Action, ObjectType, Surface, access_note, access_record_now
+from privacy.access import ObjectType, Surface, access_record_now, api_view_note
 from privacy.policy import EXPORT_REASON_MAX, export_reason_clean
+
+# What the customer and the staff both read of an order, after its id and whose or which product it is.
+ORDER_FIELDS = (
+    "product_name",
+    "option",
+    "quantity",
+    "amount",
+    "status",
+    "status_display",
+    "shipping_address",
+    "ordered_at",
+    "shipped_at",
+    "delivered_at",
+)
+
+
+# The fields of ORDER_FIELDS that are not the order's own columns (no docstring: the API schema would show it).
+class OrderFieldsSerializer(serializers.ModelSerializer):
+    product_name = serializers.CharField(source="product.name")
+    option = serializers.CharField(source="option.label")
+    status_display = serializers.CharField(source="get_status_display")
 
 
 class OrderListApi(APIView):
@@ -20,28 +41,12 @@ class OrderListApi(APIView):
     throttle_classes = [CustomerThrottle]
 
     @extend_schema_serializer(component_name="Order")
-    class OutputSerializer(serializers.ModelSerializer):
+    class OutputSerializer(OrderFieldsSerializer):
         product_id = serializers.CharField(source="product.product_id")
-        product_name = serializers.CharField(source="product.name")
-        option = serializers.CharField(source="option.label")
-        status_display = serializers.CharField(source="get_status_display")
 
         class Meta:
             model = Order
-            fields = (
-                "order_id",
-                "product_id",
-                "product_name",
-                "option",
-                "quantity",
-                "amount",
-                "status",
-                "status_display",
-                "shipping_address",
-                "ordered_at",
-                "shipped_at",
-                "delivered_at",
-            )
+            fields = ("order_id", "product_id", *ORDER_FIELDS)
 
     @extend_schema(responses={200: OutputSerializer(many=True)}, summary="내 주문")
     def get(self, request):
@@ -110,7 +115,7 @@ class CustomerNoticesApi(APIView):
         customer = customer_notices_set(
             customer=request.customer,
             email_notices=data.validated_data["email_notices"],
-            actor=Actor("CUSTOMER", request.customer.pk, request.user),
+            actor=Actor.customer(request.customer.pk, request.user),
         )
         return Response(self._out(customer))
 
@@ -122,28 +127,12 @@ CUSTOMER_EXPORT = ("orders.view_customer", "orders.view_order")
 
 
 @extend_schema_serializer(component_name="OpsOrder")
-class OpsOrderSerializer(serializers.ModelSerializer):
+class OpsOrderSerializer(OrderFieldsSerializer):
     customer_id = serializers.CharField()
-    product_name = serializers.CharField(source="product.name")
-    option = serializers.CharField(source="option.label")
-    status_display = serializers.CharField(source="get_status_display")
 
     class Meta:
         model = Order
-        fields = (
-            "order_id",
-            "customer_id",
-            "product_name",
-            "option",
-            "quantity",
-            "amount",
-            "status",
-            "status_display",
-            "shipping_address",
-            "ordered_at",
-            "shipped_at",
-            "delivered_at",
-        )
+        fields = ("order_id", "customer_id", *ORDER_FIELDS)
 
 
 @extend_schema_serializer(component_name="OpsCustomer")
@@ -167,14 +156,7 @@ class OpsCustomerDetailApi(APIView):
     @extend_schema(responses={200: OpsCustomerSerializer}, summary="[운영] 고객 정보 (열람 기록이 남습니다)")
     def get(self, request, customer_id: str):
         customer = _customer(customer_id)
-        access_note(
-            request,
-            surface=Surface.API,
-            action=Action.VIEW,
-            object_type=ObjectType.CUSTOMER,
-            customer_id=customer.pk,
-            object_id=customer.pk,
-        )
+        api_view_note(request, object_type=ObjectType.CUSTOMER, customer_id=customer.pk, object_id=customer.pk)
         return Response(OpsCustomerSerializer(customer).data)
 
 
@@ -187,14 +169,7 @@ class OpsOrderDetailApi(APIView):
         order = Order.objects.select_related("product", "option").filter(pk=order_id).first()
         if order is None:
             raise NotFound("주문을 찾을 수 없습니다.")
-        access_note(
-            request,
-            surface=Surface.API,
-            action=Action.VIEW,
-            object_type=ObjectType.ORDER,
-            customer_id=order.customer_id,
-            object_id=order.pk,
-        )
+        api_view_note(request, object_type=ObjectType.ORDER, customer_id=order.customer_id, object_id=order.pk)
         return Response(OpsOrderSerializer(order).data)
 
 

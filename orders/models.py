@@ -1,7 +1,10 @@
+from __future__ import annotations
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from common.actors import Actor
 from common.audit import AuditEvent
 
 # The canonical public forms, ASCII only (URL converters and lookups check them before any query).
@@ -132,3 +135,35 @@ class OrderEvent(AuditEvent):
 
     def __str__(self) -> str:
         return f"{self.order_id} {self.get_type_display()}"
+
+    # One builder per kind of row: the payload's keys are written down here, once. Each returns the unsaved row.
+    @classmethod
+    def status_changed(cls, order: Order, *, actor: Actor, before: str, after: str, reference: str) -> OrderEvent:
+        return cls.build(
+            order=order,
+            type=cls.Type.STATUS_CHANGED,
+            actor=actor,
+            payload=cls.change(before, after, reference=reference),
+        )
+
+    @classmethod
+    def address_changed(cls, order: Order, *, actor: Actor, reference: str) -> OrderEvent:
+        """That the address changed, not the address (the action record keeps it)."""
+        return cls.build(order=order, type=cls.Type.ADDRESS_CHANGED, actor=actor, payload={"reference": reference})
+
+    @classmethod
+    def stock_reserved(cls, order: Order, *, actor: Actor, option_id: int, quantity: int) -> OrderEvent:
+        payload = {"option_id": option_id, "quantity": quantity}
+        return cls.build(order=order, type=cls.Type.STOCK_RESERVED, actor=actor, payload=payload)
+
+    @classmethod
+    def stock_released(cls, order: Order, *, actor: Actor, option_id: int, quantity: int, reference: str) -> OrderEvent:
+        payload = {"option_id": option_id, "quantity": quantity, "reference": reference}
+        return cls.build(order=order, type=cls.Type.STOCK_RELEASED, actor=actor, payload=payload)
+
+    @classmethod
+    def synced(cls, order_id: str, *, actor: Actor, before: str, after: str, version: int) -> OrderEvent:
+        """The shop's own word on its order: status `before` ("" when new) → `after` at its `version`."""
+        return cls.build(
+            order_id=order_id, type=cls.Type.SYNCED, actor=actor, payload=cls.change(before, after, version=version)
+        )

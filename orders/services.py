@@ -20,7 +20,6 @@ from django.db import transaction
 from django.db.models import F
 
 from common.actors import Actor
-from common.audit import actor_fields
 from common.errors import InvalidState
 from orders.models import Customer, Order, OrderEvent, Product, ProductOption
 
@@ -162,20 +161,11 @@ def demo_accounts_ensure(*, password: str) -> DemoAccounts:
 FINISHED = (Order.Status.CANCELLED, Order.Status.RETURNED)
 
 
-def _event(order: Order, type: str, *, actor: Actor, **payload: object) -> OrderEvent:
-    return OrderEvent.objects.create(order=order, type=type, payload=payload, **actor_fields(actor))
-
-
 def order_synced_record(changes: Iterable[tuple[str, str, str, int]], *, actor: Actor) -> None:
     """The shop's own word on its orders (the integration's upserts): one SYNCED row per applied version,
     `(order_id, status before or "" when new, status after, version)`, in bulk, in the caller's transaction."""
     OrderEvent.objects.bulk_create(
-        OrderEvent(
-            order_id=order_id,
-            type=OrderEvent.Type.SYNCED,
-            payload={"before": before, "after": after, "version": version},
-            **actor_fields(actor),
-        )
+        OrderEvent.synced(order_id, actor=actor, before=before, after=after, version=version)
         for order_id, before, after, version in changes
     )
 
@@ -194,7 +184,7 @@ def _status_set(order: Order, locked: Order, status: str, *, actor: Actor, refer
     locked.status = status
     locked.save(update_fields=["status"])
     order.status = status
-    _event(locked, OrderEvent.Type.STATUS_CHANGED, actor=actor, before=before, after=status, reference=reference)
+    OrderEvent.status_changed(locked, actor=actor, before=before, after=status, reference=reference).save()
 
 
 def order_address_change(*, order: Order, address: str, actor: Actor, reference: str = "") -> None:
@@ -206,7 +196,7 @@ def order_address_change(*, order: Order, address: str, actor: Actor, reference:
         locked.shipping_address = address
         locked.save(update_fields=["shipping_address"])
         order.shipping_address = address
-        _event(locked, OrderEvent.Type.ADDRESS_CHANGED, actor=actor, reference=reference)
+        OrderEvent.address_changed(locked, actor=actor, reference=reference).save()
     log.info("order.address_changed order_id=%s actor=%s", order.pk, actor.type)
 
 
@@ -216,7 +206,7 @@ def stock_reserve(*, order: Order, option: ProductOption, actor: Actor, quantity
     with transaction.atomic():
         reserved = ProductOption.objects.filter(pk=option.pk, stock__gte=quantity).update(stock=F("stock") - quantity)
         if reserved:
-            _event(order, OrderEvent.Type.STOCK_RESERVED, actor=actor, option_id=option.pk, quantity=quantity)
+            OrderEvent.stock_reserved(order, actor=actor, option_id=option.pk, quantity=quantity).save()
     return bool(reserved)
 
 
@@ -224,14 +214,9 @@ def stock_release(*, order: Order, option_id: int, quantity: int, actor: Actor, 
     """Put `quantity` units of an option back on the shelf for `order`."""
     with transaction.atomic():
         ProductOption.objects.filter(pk=option_id).update(stock=F("stock") + quantity)
-        _event(
-            order,
-            OrderEvent.Type.STOCK_RELEASED,
-            actor=actor,
-            option_id=option_id,
-            quantity=quantity,
-            reference=reference,
-        )
+        OrderEvent.stock_released(
+            order, actor=actor, option_id=option_id, quantity=quantity, reference=reference
+        ).save()
 
 
 def order_cancel(*, order: Order, actor: Actor, reference: str = "") -> None:

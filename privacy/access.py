@@ -63,6 +63,18 @@ def _record(request, *, surface, action, object_type, customer_id, object_id, re
     )
 
 
+def api_view_note(request, *, object_type: str, customer_id: str, object_id: object) -> None:
+    """A staff read of one customer's record through the API (`access_note`, VIEW on the API surface)."""
+    access_note(
+        request,
+        surface=Surface.API,
+        action=Action.VIEW,
+        object_type=object_type,
+        customer_id=customer_id,
+        object_id=object_id,
+    )
+
+
 def access_note(
     request,
     *,

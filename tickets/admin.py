@@ -23,7 +23,6 @@ from django.utils.translation import ngettext
 
 from common.admin import AuditEventInline, LiveChangeListMixin, ReadOnlyAdmin
 from common.business_hours import moment_words
-from common.display import payload_line
 from common.errors import DomainError
 from common.numbering import parse_number
 from common.redaction import mask_email, mask_phone
@@ -73,6 +72,14 @@ class TicketMessageInline(admin.TabularInline):
         return False
 
 
+# Why a priority or an assignment was set by the system (TicketEvent payload "rule").
+RULE_LABELS = {
+    policy.RULE_CATEGORY: "분류 규칙(결제·오류)",
+    policy.RULE_REFUSED_MONEY: "환불·취소 거절 뒤 상담 요청",
+    AUTO_ASSIGN_ROUND_ROBIN: "순번제 자동 배정",
+}
+
+
 class TicketEventInline(AuditEventInline):
     """이력: who changed what on the ticket, read-only."""
 
@@ -80,28 +87,17 @@ class TicketEventInline(AuditEventInline):
     verbose_name = "이력"
     verbose_name_plural = "이력"
 
-    @admin.display(description="변경 내용")
-    def change(self, obj: TicketEvent) -> str:
-        return payload_line(
-            obj.payload or {},
-            # before → after: a status, a priority or an operator's login name
-            status_labels={**dict(Ticket.Status.choices), **dict(Ticket.Priority.choices)},
-            values={
-                "source": dict(Ticket.Source.choices),
-                "category": dict(Ticket.Category.choices),
-                "status": dict(Ticket.Status.choices),
-                "priority": dict(Ticket.Priority.choices),
-                "rule": RULE_LABELS,
-            },
-        )
+    # before → after: a status, a priority or an operator's login name
+    status_labels = {**dict(Ticket.Status.choices), **dict(Ticket.Priority.choices)}
+    value_labels = {
+        "source": dict(Ticket.Source.choices),
+        "category": dict(Ticket.Category.choices),
+        "status": dict(Ticket.Status.choices),
+        "priority": dict(Ticket.Priority.choices),
+        "rule": RULE_LABELS,
+    }
 
 
-# Why a priority or an assignment was set by the system (TicketEvent payload "rule").
-RULE_LABELS = {
-    policy.RULE_CATEGORY: "분류 규칙(결제·오류)",
-    policy.RULE_REFUSED_MONEY: "환불·취소 거절 뒤 상담 요청",
-    AUTO_ASSIGN_ROUND_ROBIN: "순번제 자동 배정",
-}
 SLA_COLOURS = {policy.OK: "#047857", policy.AT_RISK: "#b45309", policy.BREACHED: "#b91c1c"}
 PRIORITY_COLOURS = {"URGENT": "#b91c1c", "HIGH": "#b45309", "NORMAL": "#374151", "LOW": "#6b7280"}
 

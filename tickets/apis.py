@@ -27,7 +27,7 @@ from common.business_hours import after_hours_notice, business_calendar
 from common.errors import InvalidState
 from common.fields import StrictBooleanField, StrictCharField, StrictIntegerField
 from orders.selectors import customer_order_get
-from privacy.access import Action, ObjectType, Surface, access_note
+from privacy.access import Action, ObjectType, Surface, access_note, api_view_note
 from tickets.api_parts import ops_ticket_parts
 from tickets.models import Ticket, TicketMessage
 from tickets.policy import CSAT_COMMENT_MAX, CSAT_MAX, CSAT_MIN, OVERRIDE_REASON_MAX, SLA_STATE_LABELS, can_rate
@@ -155,7 +155,7 @@ class TicketRatingApi(APIView):
             ticket=ticket,
             score=data.validated_data["score"],
             comment=data.validated_data["comment"],
-            actor=Actor("CUSTOMER", request.customer.pk, request.user),
+            actor=Actor.customer(request.customer.pk, request.user),
         )
         return Response(self.OutputSerializer(rating).data, status=201)
 
@@ -419,12 +419,19 @@ class PresentSerializer(serializers.Serializer):
     words = serializers.CharField(help_text="화면에 쓰는 문장 (예: 김상담님이 작성 중)")
 
 
-class OpsTicketListApi(APIView):
+# A staff read of tickets needs its own permissions and those of the fields the apps above add (no docstring:
+# the API schema would show it on every operation).
+class _OpsTicketReadApi(APIView):
     permission_classes = [IsStaff]
+    read_permissions: tuple[str, ...] = ()
 
     @property
     def required_permissions(self) -> tuple[str, ...]:
-        return _with_parts(TICKET_READ)
+        return _with_parts(self.read_permissions)
+
+
+class OpsTicketListApi(_OpsTicketReadApi):
+    read_permissions = TICKET_READ
 
     @extend_schema_serializer(component_name="OpsTicketListItem")
     class OutputSerializer(_PartFields, OpsTicketSerializer):
@@ -489,12 +496,8 @@ class OpsTicketListApi(APIView):
         return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)
 
 
-class OpsTicketDetailApi(APIView):
-    permission_classes = [IsStaff]
-
-    @property
-    def required_permissions(self) -> tuple[str, ...]:
-        return _with_parts(CONVERSATION_READ)
+class OpsTicketDetailApi(_OpsTicketReadApi):
+    read_permissions = CONVERSATION_READ
 
     @extend_schema_serializer(component_name="OpsTicketDetail")
     class OutputSerializer(_PartFields, OpsTicketSerializer):
@@ -516,14 +519,7 @@ class OpsTicketDetailApi(APIView):
         for part in ops_ticket_parts():
             context.update(part.detail_load(ticket, request))
         data = self.OutputSerializer(ticket, context=context).data
-        access_note(
-            request,
-            surface=Surface.API,
-            action=Action.VIEW,
-            object_type=ObjectType.TICKET,
-            customer_id=ticket.customer_id,
-            object_id=ticket.pk,
-        )
+        api_view_note(request, object_type=ObjectType.TICKET, customer_id=ticket.customer_id, object_id=ticket.pk)
         return Response(data)
 
 

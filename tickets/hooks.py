@@ -26,8 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
-
+    from common.actors import Person
     from tickets.models import Ticket, TicketMessage
 
 
@@ -36,7 +35,7 @@ class ReplyGuard(Protocol):
 
 
 class ReplySent(Protocol):
-    def __call__(self, *, ticket: Ticket, message: TicketMessage, actor: AbstractBaseUser) -> None: ...
+    def __call__(self, *, ticket: Ticket, message: TicketMessage, actor: Person) -> None: ...
 
 
 _guard: ReplyGuard | None = None

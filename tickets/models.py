@@ -1,7 +1,10 @@
+from __future__ import annotations
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from common.actors import Actor
 from common.audit import AuditEvent
 from common.clock import now
 from common.numbering import format_number
@@ -191,6 +194,83 @@ class TicketEvent(AuditEvent):
 
     def __str__(self) -> str:
         return f"{self.ticket_id} {self.get_type_display()}"
+
+    # One builder per kind of row: the payload's keys are written down here, once. Each returns the unsaved row.
+    @classmethod
+    def created(
+        cls,
+        ticket: Ticket,
+        *,
+        actor: Actor,
+        source: str,
+        category: str,
+        status: str,
+        order_id: str | None,
+        message_id: int,
+        priority: str,
+        rule: str,
+    ) -> TicketEvent:
+        payload = {
+            "source": source,
+            "category": category,
+            "status": status,
+            "order_id": order_id,
+            "message_id": message_id,
+        }
+        if rule:  # a priority a rule raised is recorded with the rule; the default (보통) is not
+            payload |= {"priority": priority, "rule": rule}
+        return cls.build(ticket=ticket, type=cls.Type.CREATED, actor=actor, payload=payload)
+
+    @classmethod
+    def message_added(cls, ticket: Ticket, *, actor: Actor, message_id: int) -> TicketEvent:
+        payload = {"message_id": message_id, "author_type": "CUSTOMER"}
+        return cls.build(ticket=ticket, type=cls.Type.MESSAGE_ADDED, actor=actor, payload=payload)
+
+    @classmethod
+    def replied(
+        cls, ticket: Ticket, *, actor: Actor, message_id: int, close: bool, assignee: str | None, by_assignee: bool
+    ) -> TicketEvent:
+        """Whether the assignee answered is recorded when the ticket has one."""
+        payload: dict[str, object] = {"message_id": message_id, "close": close}
+        if assignee is not None:
+            payload |= {"assignee": assignee, "by_assignee": by_assignee}
+        return cls.build(ticket=ticket, type=cls.Type.REPLIED, actor=actor, payload=payload)
+
+    @classmethod
+    def status_moved(
+        cls, ticket: Ticket, *, actor: Actor, before: str, after: str, type: str = Type.STATUS_CHANGED, **rest: object
+    ) -> TicketEvent:
+        """STATUS_CHANGED, REOPENED or AUTO_CLOSED (`days`: how long the customer had not answered)."""
+        return cls.build(ticket=ticket, type=type, actor=actor, payload=cls.change(before, after, **rest))
+
+    @classmethod
+    def tags_changed(cls, ticket: Ticket, *, actor: Actor, before: list[str], after: list[str]) -> TicketEvent:
+        return cls.build(ticket=ticket, type=cls.Type.TAGS_CHANGED, actor=actor, payload=cls.change(before, after))
+
+    @classmethod
+    def edited(cls, ticket: Ticket, *, actor: Actor, category: tuple[str, str] | None, subject: bool) -> TicketEvent:
+        """The category as before/after; the subject is the customer's words, so only that it changed."""
+        payload: dict[str, object] = {}
+        if category is not None:
+            payload["category"] = cls.change(*category)
+        if subject:
+            payload["subject"] = {"changed": True}
+        return cls.build(ticket=ticket, type=cls.Type.EDITED, actor=actor, payload=payload)
+
+    @classmethod
+    def assigned(
+        cls, ticket: Ticket, *, actor: Actor, before: str | None, after: str | None, rule: str = ""
+    ) -> TicketEvent:
+        payload = cls.change(before, after, **({"rule": rule} if rule else {}))
+        return cls.build(ticket=ticket, type=cls.Type.ASSIGNED, actor=actor, payload=payload)
+
+    @classmethod
+    def priority_changed(cls, ticket: Ticket, *, actor: Actor, before: str, after: str) -> TicketEvent:
+        return cls.build(ticket=ticket, type=cls.Type.PRIORITY_CHANGED, actor=actor, payload=cls.change(before, after))
+
+    @classmethod
+    def rated(cls, ticket: Ticket, *, actor: Actor, score: int, low: bool) -> TicketEvent:
+        return cls.build(ticket=ticket, type=cls.Type.RATED, actor=actor, payload={"score": score, "low": low})
 
 
 class TicketRating(models.Model):

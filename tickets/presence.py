@@ -21,10 +21,10 @@ from functools import lru_cache
 import redis
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from common.actors import Person
 from common.display import person_name
 from tickets.models import TicketPresence
 
@@ -52,7 +52,7 @@ def _key(ticket_id: int) -> str:
     return f"cs:ticket-presence:{ticket_id}"
 
 
-def presence_beat(*, ticket_id: int, user: AbstractBaseUser, typing: bool, page: str = "") -> None:
+def presence_beat(*, ticket_id: int, user: Person, typing: bool, page: str = "") -> None:
     """Record that `user` has the ticket open (and whether they are writing), for CS_PRESENCE_TTL_S. `page` names
     the open page (one per page load), so the page a reload replaces cannot take the new one's presence away."""
     ttl = max(1, int(settings.CS_PRESENCE_TTL_S))
@@ -72,7 +72,7 @@ def presence_beat(*, ticket_id: int, user: AbstractBaseUser, typing: bool, page:
         TicketPresence.objects.filter(ticket_id=ticket_id, user=user).update(**values)
 
 
-def presence_leave(*, ticket_id: int, user: AbstractBaseUser, page: str = "") -> None:
+def presence_leave(*, ticket_id: int, user: Person, page: str = "") -> None:
     """The page was closed (or the reply sent): drop the heartbeat at once instead of waiting for it to expire.
     With `page`, only if the heartbeat is still that page's: a page closing as its reload opens (taking the
     ticket, a sent reply) announces its leaving after the new page has already said it is there."""

@@ -5,10 +5,10 @@ from datetime import datetime
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, F, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from common import clock
+from common.actors import Person
 from common.business_hours import BusinessCalendar, business_calendar
 from common.errors import NotFound
 from common.numbering import parse_number
@@ -87,7 +87,7 @@ UNASSIGNED = "none"  # the assignee filter's word for "nobody"
 
 
 def ticket_list(
-    *, status: str | None = None, category: str | None = None, assignee: AbstractBaseUser | str | None = None
+    *, status: str | None = None, category: str | None = None, assignee: Person | str | None = None
 ) -> QuerySet[Ticket]:
     """Tickets for operators, newest first. `assignee`: a user (their tickets), UNASSIGNED, or None (all)."""
     tickets = (
@@ -106,7 +106,7 @@ def ticket_list(
     return tickets
 
 
-def operator_get(*, username: str) -> AbstractBaseUser | None:
+def operator_get(*, username: str) -> Person | None:
     """An active staff user by login name (an assignee, a filter value); None when there is none."""
     return get_user_model().objects.filter(username=username, is_active=True, is_staff=True).first()
 

@@ -6,13 +6,11 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from common import clock, events
-from common.actors import Actor
-from common.audit import actor_fields
+from common.actors import Actor, Person
 from common.business_hours import business_add, business_calendar, business_seconds_between
 from common.choices import choice_parse
 from common.display import person_name
@@ -69,10 +67,6 @@ def _draft_request(ticket: Ticket, message: TicketMessage) -> None:
     )
 
 
-def _event(ticket: Ticket, type: str, *, actor: Actor, **payload: object) -> TicketEvent:
-    return TicketEvent.objects.create(ticket=ticket, type=type, payload=payload, **actor_fields(actor))
-
-
 def _targets(priority: str) -> policy.Targets:
     return policy.sla_targets(priority, settings.CS_SLA_TARGETS)
 
@@ -104,22 +98,21 @@ def _clocks_move(ticket: Ticket, status: str, *, at) -> None:
     ticket.sla_due_at = policy.nearest_due(sla_clocks(ticket))
 
 
-def _customer_actor(ticket_customer_id: str, author: AbstractBaseUser | None, source: str) -> Actor:
+def _customer_actor(customer: Customer, author: Person | None, source: str) -> Actor:
     """Who wrote a customer-side message: the customer (directly or through the chat agent), or staff
     filing it for them (`Source.STAFF`)."""
     if source == Ticket.Source.STAFF:
-        who = author.get_username() if author is not None else "staff"
-        return Actor("STAFF", f"{who} → {ticket_customer_id}", author)
-    return Actor("CUSTOMER", ticket_customer_id, author)
+        return Actor.staff_for(customer, author, "staff")
+    return Actor.customer(customer.customer_id, author)
 
 
-def ticket_message_add(*, ticket: Ticket, body: str, author: AbstractBaseUser | None) -> TicketMessage:
+def ticket_message_add(*, ticket: Ticket, body: str, author: Person | None) -> TicketMessage:
     """A customer follow-up on their ticket: stored, the ticket reopened, a new draft requested."""
     text = body.strip()[:BODY_MAX]
     now = clock.now()
     with transaction.atomic():
         locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
-        actor = _customer_actor(locked.customer_id, author, "")
+        actor = Actor.customer(locked.customer_id, author)
         message = TicketMessage.objects.create(
             ticket=locked, author_type=TicketMessage.Author.CUSTOMER, author=author, body=text, created_at=now
         )
@@ -131,9 +124,10 @@ def ticket_message_add(*, ticket: Ticket, body: str, author: AbstractBaseUser | 
             )
         _clocks_move(locked, Ticket.Status.OPEN, at=now)
         locked.save(update_fields=["status", *SLA_FIELDS, "updated_at"])
-        _event(locked, TicketEvent.Type.MESSAGE_ADDED, actor=actor, message_id=message.pk, author_type="CUSTOMER")
+        TicketEvent.message_added(locked, actor=actor, message_id=message.pk).save()
         if before != locked.status:
-            _event(locked, TicketEvent.Type.REOPENED, actor=actor, before=before, after=locked.status)
+            reopened = TicketEvent.Type.REOPENED
+            TicketEvent.status_moved(locked, actor=actor, before=before, after=locked.status, type=reopened).save()
         _draft_request(locked, message)
     log.info("ticket.customer_message ticket_id=%s message_id=%s", locked.number, message.pk)
     return message
@@ -146,7 +140,7 @@ def ticket_create(
     subject: str,
     body: str,
     source: str,
-    author: AbstractBaseUser | None,
+    author: Person | None,
     order: Order | None = None,
     chat_conversation_id: uuid.UUID | None = None,
     after_refused_money_request: bool = False,
@@ -184,18 +178,17 @@ def ticket_create(
             body=body[:BODY_MAX] or subject_text,
             created_at=now,
         )
-        _event(
+        TicketEvent.created(
             ticket,
-            TicketEvent.Type.CREATED,
-            actor=_customer_actor(customer.customer_id, author, source),
+            actor=_customer_actor(customer, author, source),
             source=source,
             category=ticket.category,
             status=ticket.status,
             order_id=order.pk if order is not None else None,
             message_id=message.pk,
-            # A priority a rule raised is recorded with the rule; the default (보통) is not.
-            **({"priority": priority, "rule": rule} if rule else {}),
-        )
+            priority=priority,
+            rule=rule,
+        ).save()
         _auto_assign(ticket, at=now)
         _draft_request(ticket, message)
         events.shop_event_emit(
@@ -226,7 +219,7 @@ def ticket_handoff_get_or_create(
     subject: str,
     body: str,
     source: str,
-    author: AbstractBaseUser | None,
+    author: Person | None,
     transcript: str = "",
     after_refused_money_request: bool = False,
     order: Order | None = None,
@@ -284,7 +277,7 @@ def _status_set(
     before = ticket.status
     _clocks_move(ticket, status, at=at or clock.now())
     ticket.save(update_fields=["status", *SLA_FIELDS, "updated_at"])
-    _event(ticket, type, actor=actor, before=before, after=status, **payload)
+    TicketEvent.status_moved(ticket, actor=actor, before=before, after=status, type=type, **payload).save()
     return True
 
 
@@ -348,7 +341,7 @@ def ticket_reply_add(
     *,
     ticket: Ticket,
     body: str,
-    actor: AbstractBaseUser,
+    actor: Person,
     close: bool = False,
     last_seen_message_id: int | None = None,
 ) -> TicketMessage:
@@ -357,10 +350,7 @@ def ticket_reply_add(
     text may say (the money-claim guard) and who may send it; this stores what was sent — unless the
     conversation moved on past `last_seen_message_id` (409 ticket_changed, ticket_conflict_check)."""
     text = body.strip()
-    if not text:
-        raise InvalidState("보낼 답변이 비어 있습니다.", code="empty_reply")
-    if len(text) > BODY_MAX:
-        raise InvalidState(f"답변은 {BODY_MAX:,}자를 넘을 수 없습니다.", code="reply_too_long")
+    reply_text_check(text)
     who = Actor.operator(actor)
     now = clock.now()
     with transaction.atomic():
@@ -373,10 +363,14 @@ def ticket_reply_add(
             locked.first_responded_at = now
         locked.next_response_due_at = None
         # Anyone who may answer does; whether the assignee did is recorded.
-        assignee = {}
-        if locked.assignee_id is not None:
-            assignee = {"assignee": locked.assignee.get_username(), "by_assignee": locked.assignee_id == actor.pk}
-        _event(locked, TicketEvent.Type.REPLIED, actor=who, message_id=message.pk, close=close, **assignee)
+        TicketEvent.replied(
+            locked,
+            actor=who,
+            message_id=message.pk,
+            close=close,
+            assignee=locked.assignee.get_username() if locked.assignee_id is not None else None,
+            by_assignee=locked.assignee_id == actor.pk,
+        ).save()
         target = Ticket.Status.CLOSED if close else Ticket.Status.ANSWERED
         if not _status_set(locked, target, actor=who, at=now):
             _clocks_move(locked, target, at=now)  # a second answer: the wait on the customer starts again
@@ -420,7 +414,7 @@ def _reply_tell_customer(ticket: Ticket, message: TicketMessage) -> None:
         )
 
 
-def ticket_seen_by_customer(*, ticket: Ticket, actor: AbstractBaseUser | None) -> None:
+def ticket_seen_by_customer(*, ticket: Ticket, actor: Person | None) -> None:
     """The customer opened the thread: the operator replies so far are read. A read receipt, not a change of
     the ticket's state, so one UPDATE and no event row."""
     Ticket.objects.filter(pk=ticket.pk).update(customer_seen_at=clock.now())
@@ -432,7 +426,7 @@ def tickets_seen_by_customer(*, customer: Customer, ticket_ids: Iterable[int]) -
     return Ticket.objects.filter(pk__in=list(ticket_ids), customer=customer).update(customer_seen_at=clock.now())
 
 
-def ticket_note_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser | None) -> TicketMessage:
+def ticket_note_add(*, ticket: Ticket, body: str, actor: Person | None) -> TicketMessage:
     """A system note on the ticket: operators read it, customers never do (customer_visible_messages)."""
     return TicketMessage.objects.create(
         ticket=ticket,
@@ -443,7 +437,7 @@ def ticket_note_add(*, ticket: Ticket, body: str, actor: AbstractBaseUser | None
     )
 
 
-def ticket_status_change(*, ticket: Ticket, status: str, actor: AbstractBaseUser) -> bool:
+def ticket_status_change(*, ticket: Ticket, status: str, actor: Person) -> bool:
     """An operator moves a ticket to `status` (e.g. 종료). Returns False when it already was."""
     if status not in Ticket.Status.values:
         raise InvalidState(f"알 수 없는 티켓 상태입니다: {status}", code="invalid_status")
@@ -456,7 +450,7 @@ def ticket_status_change(*, ticket: Ticket, status: str, actor: AbstractBaseUser
     return changed
 
 
-def ticket_tags_add(*, ticket: Ticket, tags: list[Tag], actor: AbstractBaseUser) -> list[str]:
+def ticket_tags_add(*, ticket: Ticket, tags: list[Tag], actor: Person) -> list[str]:
     """Add operator-chosen tags; records the names added (none: no event). Returns the names added."""
     if not tags:
         return []
@@ -466,41 +460,35 @@ def ticket_tags_add(*, ticket: Ticket, tags: list[Tag], actor: AbstractBaseUser)
         added = sorted({t.name for t in tags} - set(before))
         if added:
             locked.tags.add(*[t for t in tags if t.name in added])
-            _event(
-                locked,
-                TicketEvent.Type.TAGS_CHANGED,
-                actor=Actor.operator(actor),
-                before=before,
-                after=sorted({*before, *added}),
-            )
+            after = sorted({*before, *added})
+            TicketEvent.tags_changed(locked, actor=Actor.operator(actor), before=before, after=after).save()
     return added
 
 
-def ticket_edit(*, ticket: Ticket, category: str, subject: str, tags: list[Tag], actor: AbstractBaseUser) -> list[str]:
+def ticket_edit(*, ticket: Ticket, category: str, subject: str, tags: list[Tag], actor: Person) -> list[str]:
     """An operator corrects the filing (category, subject) or the tags in the admin. One event per kind of
     change; returns the names of the fields changed."""
     who = Actor.operator(actor)
     changed: list[str] = []
     with transaction.atomic():
         locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
-        edits = {}
         new_subject = " ".join(subject.split())[:SUBJECT_MAX] or locked.subject
-        if category != locked.category:
-            edits["category"] = {"before": locked.category, "after": category}
+        new_category = (locked.category, category) if category != locked.category else None
+        if new_category is not None:
+            changed.append("category")
             locked.category = category
         if new_subject != locked.subject:
-            # The subject is the customer's words: record that it changed, not the text.
-            edits["subject"] = {"changed": True}
+            changed.append("subject")
             locked.subject = new_subject
-        if edits:
+        if changed:
             locked.save(update_fields=["category", "subject", "updated_at"])
-            _event(locked, TicketEvent.Type.EDITED, actor=who, **edits)
-            changed += list(edits)
+            edited = TicketEvent.edited(locked, actor=who, category=new_category, subject="subject" in changed)
+            edited.save()
         before = sorted(locked.tags.values_list("name", flat=True))
         after = sorted({t.name for t in tags})
         if before != after:
             locked.tags.set(tags)
-            _event(locked, TicketEvent.Type.TAGS_CHANGED, actor=who, before=before, after=after)
+            TicketEvent.tags_changed(locked, actor=who, before=before, after=after).save()
             changed.append("tags")
     return changed
 
@@ -516,7 +504,24 @@ def tags_resolve(names: Iterable[str]) -> list[Tag]:
 
 
 # --- the operator's own reply ------------------------------------------------------------------
-def _require_replier(actor: AbstractBaseUser | None) -> None:
+def reply_text_check(text: str) -> None:
+    """What every operator answer must be, however it is sent (the reply box, the staff API, an applied draft):
+    not empty and within the body limit. `text` is already normalised."""
+    if not text:
+        raise InvalidState("보낼 답변이 비어 있습니다.", code="empty_reply")
+    if len(text) > BODY_MAX:
+        raise InvalidState(f"답변은 {BODY_MAX:,}자를 넘을 수 없습니다.", code="reply_too_long")
+
+
+def override_reason_check(reason: str) -> None:
+    """Why an operator sends a held answer anyway (an own reply or a draft) fits the limit."""
+    if len(reason) > OVERRIDE_REASON_MAX:
+        raise InvalidState(
+            f"예외 발송 사유는 {OVERRIDE_REASON_MAX:,}자를 넘을 수 없습니다.", code="override_reason_too_long"
+        )
+
+
+def _require_replier(actor: Person | None) -> None:
     if actor is None or not actor.is_active or not actor.has_perm(REPLY_PERMISSION):
         raise PermissionDenied("고객 문의에 답변할 권한이 없습니다.")
 
@@ -535,7 +540,7 @@ def ticket_reply_send(
     *,
     ticket_id: int,
     body: str,
-    actor: AbstractBaseUser,
+    actor: Person,
     tags: Iterable[str] = (),
     close: bool = False,
     override_reason: str = "",
@@ -551,15 +556,9 @@ def ticket_reply_send(
     draft REJECTED by this operator, so it is not sent later on top of this answer."""
     _require_replier(actor)
     reason = normalise_reply(override_reason or "")
-    if len(reason) > OVERRIDE_REASON_MAX:
-        raise InvalidState(
-            f"예외 발송 사유는 {OVERRIDE_REASON_MAX:,}자를 넘을 수 없습니다.", code="override_reason_too_long"
-        )
+    override_reason_check(reason)
     text = normalise_reply(body)
-    if not text:
-        raise InvalidState("보낼 답변이 비어 있습니다.", code="empty_reply")
-    if len(text) > BODY_MAX:
-        raise InvalidState(f"답변은 {BODY_MAX:,}자를 넘을 수 없습니다.", code="reply_too_long")
+    reply_text_check(text)
     head = Ticket.objects.filter(pk=ticket_id).values("customer_id", "order_id").first()
     if head is None:
         raise NotFound("문의 티켓을 찾을 수 없습니다.")
@@ -597,15 +596,15 @@ def ticket_reply_send(
 
 
 # --- working as a team: assignment, availability, priority, auto-close ---------------------------------------
-def _name(user: AbstractBaseUser | None) -> str | None:
+def _name(user: Person | None) -> str | None:
     return user.get_username() if user is not None else None
 
 
-def _handles_tickets(user: AbstractBaseUser | None) -> bool:
+def _handles_tickets(user: Person | None) -> bool:
     return user is not None and user.is_active and user.is_staff and user.has_perm(REPLY_PERMISSION)
 
 
-def ticket_assign(*, ticket_id: int, assignee: AbstractBaseUser | None, actor: AbstractBaseUser) -> Ticket:
+def ticket_assign(*, ticket_id: int, assignee: Person | None, actor: Person) -> Ticket:
     """Give the ticket to `assignee` (None: nobody). Whoever may answer tickets takes an unassigned ticket or
     releases their own; giving it to someone else, or taking or releasing someone else's, needs
     tickets.assign_ticket. The assignee must be someone who may answer tickets. An ASSIGNED event records who
@@ -627,9 +626,7 @@ def ticket_assign(*, ticket_id: int, assignee: AbstractBaseUser | None, actor: A
             raise PermissionDenied("다른 상담원에게 배정하거나 다른 상담원의 문의를 가져오려면 배정 권한이 필요합니다.")
         ticket.assignee = assignee
         ticket.save(update_fields=["assignee", "updated_at"])
-        _event(
-            ticket, TicketEvent.Type.ASSIGNED, actor=Actor.operator(actor), before=_name(before), after=_name(assignee)
-        )
+        TicketEvent.assigned(ticket, actor=Actor.operator(actor), before=_name(before), after=_name(assignee)).save()
     log.info(
         "ticket.assigned ticket_id=%s assignee_id=%s actor_id=%s",
         ticket.number,
@@ -657,17 +654,12 @@ def _auto_assign(ticket: Ticket, *, at) -> None:
     chosen.save(update_fields=["last_assigned_at", "updated_at"])
     ticket.assignee = chosen.user
     ticket.save(update_fields=["assignee", "updated_at"])
-    _event(
-        ticket,
-        TicketEvent.Type.ASSIGNED,
-        actor=AUTO_ASSIGN_ACTOR,
-        before=None,
-        after=chosen.user.get_username(),
-        rule=AUTO_ASSIGN_ROUND_ROBIN,
-    )
+    TicketEvent.assigned(
+        ticket, actor=AUTO_ASSIGN_ACTOR, before=None, after=chosen.user.get_username(), rule=AUTO_ASSIGN_ROUND_ROBIN
+    ).save()
 
 
-def operator_availability_set(*, available: bool, actor: AbstractBaseUser) -> OperatorStatus:
+def operator_availability_set(*, available: bool, actor: Person) -> OperatorStatus:
     """The operator's own toggle (admin header): available operators get new tickets by round robin."""
     if not _handles_tickets(actor):
         raise PermissionDenied("문의를 맡을 수 있는 상담원만 상담 가능 상태를 바꿀 수 있습니다.")
@@ -680,7 +672,7 @@ def operator_availability_set(*, available: bool, actor: AbstractBaseUser) -> Op
     return status
 
 
-def ticket_priority_change(*, ticket_id: int, priority: str, actor: AbstractBaseUser) -> bool:
+def ticket_priority_change(*, ticket_id: int, priority: str, actor: Person) -> bool:
     """An operator sets the priority; the due times are counted again for it (from the ticket's creation and
     the latest customer follow-up). A PRIORITY_CHANGED event records it. False when it already was."""
     if not _handles_tickets(actor):
@@ -706,7 +698,7 @@ def ticket_priority_change(*, ticket_id: int, priority: str, actor: AbstractBase
             )
         ticket.sla_due_at = policy.nearest_due(sla_clocks(ticket))
         ticket.save(update_fields=["priority", *SLA_FIELDS, "updated_at"])
-        _event(ticket, TicketEvent.Type.PRIORITY_CHANGED, actor=Actor.operator(actor), before=before, after=priority)
+        TicketEvent.priority_changed(ticket, actor=Actor.operator(actor), before=before, after=priority).save()
     log.info("ticket.priority_changed ticket_id=%s priority=%s actor_id=%s", ticket.number, priority, actor.pk)
     return True
 
@@ -767,7 +759,7 @@ def ticket_rate(*, ticket: Ticket, score: int, comment: str, actor: Actor) -> Ti
             rating = TicketRating.objects.create(
                 ticket=locked, score=score, comment=text, category=locked.category, created_at=clock.now()
             )
-            _event(locked, TicketEvent.Type.RATED, actor=actor, score=score, low=policy.csat_low(score))
+            TicketEvent.rated(locked, actor=actor, score=score, low=policy.csat_low(score)).save()
     except IntegrityError:
         raise already from None
     log.info("ticket.rated ticket_id=%s score=%d", locked.number, score)
@@ -805,7 +797,7 @@ def data_request_open(
     return request, True
 
 
-def data_request_verify(*, request: DataSubjectRequest, actor: AbstractBaseUser) -> bool:
+def data_request_verify(*, request: DataSubjectRequest, actor: Person) -> bool:
     """A person has checked who asked (제38조: the request's identity). Returns False when already verified."""
     with transaction.atomic():
         locked = DataSubjectRequest.objects.select_for_update().get(pk=request.pk)
@@ -817,7 +809,7 @@ def data_request_verify(*, request: DataSubjectRequest, actor: AbstractBaseUser)
     return True
 
 
-def data_request_run(*, request: DataSubjectRequest, actor: AbstractBaseUser) -> DataSubjectRequest:
+def data_request_run(*, request: DataSubjectRequest, actor: Person) -> DataSubjectRequest:
     """Carry out a verified request: the export or the erasure its kind's runner does (tickets.hooks), or, for a
     kind a person carries out (정정, 처리정지), record that they did. Refused before the identity is verified."""
     with transaction.atomic():
@@ -836,7 +828,7 @@ def data_request_run(*, request: DataSubjectRequest, actor: AbstractBaseUser) ->
 
 
 def review_ticket_open(
-    *, customer: Customer, record_number: str, order: Order | None, body: str, author: AbstractBaseUser | None
+    *, customer: Customer, record_number: str, order: Order | None, body: str, author: Person | None
 ) -> tuple[Ticket, bool]:
     """A person is asked to review what the agent decided by itself (record `record_number`): one open review
     ticket per record, linked by its number; asking again returns the open one (created=False)."""

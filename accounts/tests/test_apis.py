@@ -39,7 +39,7 @@ def test_login_issues_a_token_that_expires_after_the_configured_ttl(shop, settin
     response = _login()
     assert response.status_code == 200, response.content
     body = response.json()
-    # display_name and customer_id added for the chat page's greeting (issue 13); nothing else is returned.
+    # display_name and customer_id are what the chat page greets the customer with; nothing else is returned.
     assert set(body) == {"token", "expires_at", "display_name", "customer_id"}
     expires_at = parse_datetime(body["expires_at"])
     assert before + timedelta(hours=12) <= expires_at <= timezone.now() + timedelta(hours=12)

@@ -1,4 +1,4 @@
-"""The approval queue as a first-class admin page (issue 13): 승인 대기열 with the pending count on the admin
+"""The approval queue as a first-class admin page: 승인 대기열 with the pending count on the admin
 index, oldest first with the elapsed time; per-record 승인/반려 through a confirmation stating the amount and
 the order; the customer's earlier refused requests on the same order beside it."""
 

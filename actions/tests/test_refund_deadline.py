@@ -30,15 +30,20 @@ def shop_executes(monkeypatch):
     monkeypatch.setattr(execution, "_executor", lambda order_id: ShopExecutor("테스트 쇼핑몰"))
 
 
-def _approved_refund(operator, settings) -> ActionRecord:
+def _requested_refund(reason: str) -> ActionRecord:
+    """C003's defect refund of HR20260721001, pending."""
     c003 = Customer.objects.get(pk="C003")
-    record = refund_request(
+    return refund_request(
         customer=c003,
         order_id="HR20260721001",
-        reason="밑창이 떨어졌어요",
+        reason=reason,
         reason_category="DEFECT",
         actor=Actor.customer_agent(c003),
     ).record
+
+
+def _approved_refund(operator, settings) -> ActionRecord:
+    record = _requested_refund("밑창이 떨어졌어요")
     settings.CS_NOW = "2026-08-13T15:00:00+09:00"  # Thursday
     return action_decide(number=record.number, approve=True, actor=operator)
 
@@ -89,14 +94,7 @@ def test_with_the_built_in_shop_the_money_moves_at_approval(client, operator, se
 
 
 def test_pending_and_rejected_requests_have_no_deadline(client, operator, settings):
-    c003 = Customer.objects.get(pk="C003")
-    record = refund_request(
-        customer=c003,
-        order_id="HR20260721001",
-        reason="하자",
-        reason_category="DEFECT",
-        actor=Actor.customer_agent(c003),
-    ).record
+    record = _requested_refund("하자")
     client.force_login(operator)
     page = client.get(reverse("admin:actions_actionrecord_change", args=[record.pk])).content.decode()
     assert 'id="cs-refund-deadline"' not in page

@@ -41,3 +41,14 @@ def test_lists_and_booleans():
     assert value_words(["a", "b"], {"a": "가"}) == "가, b"
     assert value_words([]) == "없음"
     assert value_words(True) == "예"
+
+
+def test_nested_changes_ticket_numbers_and_stage_errors_read_as_words():
+    line = payload_line(
+        {"ticket_id": 7, "category": {"before": "ERROR", "after": "OTHER"}, "subject": {"changed": True}},
+        status_labels={},
+        values={"category": {"ERROR": "오류", "OTHER": "기타 문의"}},
+    )
+    assert line == "티켓 T00007 · 분류 오류 → 기타 문의 · 제목 변경됨"
+    errors = payload_line({"errors": {"qa": "APITimeoutError"}}, status_labels={}, values={"errors": {"qa": "QA"}})
+    assert errors == "단계별 오류 QA (APITimeoutError)"

@@ -95,25 +95,25 @@ def test_stage_errors_name_the_stage():
 @pytest.mark.parametrize(
     ("payload", "shown"),
     [
-        ({"after": "PREPARING", "ticket_id": 7, "message_id": 10}, "- → 생성 중 · 티켓: T00007 · 기준 메시지: 10번"),
+        ({"after": "PREPARING", "ticket_id": 7, "message_id": 10}, "- → 생성 중 · 티켓 T00007 · 메시지 번호 10"),
         (
             {"before": "GENERATED", "after": "APPLIED", "applied": "EDITED", "edit_ratio": 0.2134, "tags": ["환불"]},
-            "생성됨 → 적용됨 · 적용 방식: 수정 후 발송 · 편집 비율: 21% · 태그: 환불",
+            "생성됨 → 적용됨 · 적용 방식 수정 후 발송 · 편집 비율 21% · 태그 환불",
         ),
         (
             {"before": "GENERATED", "after": "SUPERSEDED", "reason": "newer_draft"},
-            "생성됨 → 대체됨 · 사유: 더 새로운 초안",
+            "생성됨 → 대체됨 · 사유 더 새 초안이 생김",
         ),
         (
             {"holds": ["money_claim", "unchecked"], "claims": 1},
-            "무시한 보류: 승인되지 않은 환불·취소 약속, QA·신뢰도 검사 미완료 · 환불 약속 문장: 1건",
+            "보류 사유 승인되지 않은 환불·취소 약속, QA·신뢰도 검사 미완료 · 근거 없는 금전 문장 1",
         ),
         (
             {"before": "PREPARING", "after": "FAILED", "attempt": 2, "errors": {"draft": "APITimeoutError"}},
-            "생성 중 → 생성 실패 · 실행 회차: 2회차 · 단계별 오류: 초안 (APITimeoutError)",
+            "생성 중 → 생성 실패 · 실행 회차 2 · 단계별 오류 초안 (APITimeoutError)",
         ),
-        ({"reason": "own_reply", "edit_ratio": 0.2123, "tags": []}, "사유: 상담원 직접 답변 · 편집 비율: 21%"),
-        ({"brand_new_key": "x"}, "기타 항목: x"),
+        ({"reason": "own_reply", "edit_ratio": 0.2123, "tags": []}, "사유 상담원이 직접 답변 · 편집 비율 21%"),
+        ({"brand_new_key": "x"}, "기타 x"),
     ],
 )
 def test_draft_history_reads_as_words_never_key_equals_code(payload, shown):

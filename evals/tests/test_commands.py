@@ -19,7 +19,7 @@ from django.core.management.base import CommandError
 from actions.models import ActionRecord
 from evals.adversary import dead_endpoint
 from evals.models import EvalRun
-from evals.schema import InitialState, OrderOverride, task_dump, task_list
+from evals.schema import InitialState, OrderOverride, task_list
 from evals.services import run_logging
 from evals.state import state_snapshot
 from evals.tests.test_runner import _agent
@@ -212,16 +212,16 @@ def test_a_task_this_shop_cannot_set_up_fails_alone_with_its_reason(shop, offlin
     folder = tmp_path / "tasks"
     folder.mkdir()
     (task,) = task_list("lookup_orders_c003")
-    (folder / "ok.json").write_text(task_dump(task), encoding="utf-8")
+    (folder / "ok.json").write_text(task.model_dump_json(exclude_none=True), encoding="utf-8")
     stranger = task.model_copy(update={"id": "stranger", "customer_id": "C999"})
-    (folder / "stranger.json").write_text(task_dump(stranger), encoding="utf-8")
+    (folder / "stranger.json").write_text(stranger.model_dump_json(exclude_none=True), encoding="utf-8")
     ghost = task.model_copy(
         update={
             "id": "ghost_order",
             "initial_state": InitialState(orders={"HR20990101001": OrderOverride(status="PAID")}),
         }
     )
-    (folder / "ghost.json").write_text(task_dump(ghost), encoding="utf-8")
+    (folder / "ghost.json").write_text(ghost.model_dump_json(exclude_none=True), encoding="utf-8")
     call_command("eval_agent", "--model", "offline", "--tasks-dir", str(folder), "--database", "current",
                  "--out", str(tmp_path / "out"), "--no-progress")  # fmt: skip
     report = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))

@@ -1,4 +1,5 @@
-"""Stock typed in the admin: 0-9 only (issue 10's bad-input lesson, found on the stock change pages)."""
+"""Stock typed in the admin: 0-9 only (Python's int() also reads other scripts' digits, which nobody at the desk
+can read back)."""
 
 import pytest
 from django.contrib.auth import get_user_model
