@@ -9,10 +9,12 @@ A tool is one function, its arguments' schema and one registration:
 
     @agent_tool("get_order", "고객 본인의 주문 하나를 조회한다.", OrderArgs, label="주문 상세 조회")
     def get_order(ctx: ToolContext, args: OrderArgs) -> dict:
-        return {"ok": True, **order_brief(customer_order_get(customer=ctx.customer, order_id=args.order_id))}
+        order = customer_order_get(customer=ctx.customer, order_id=args.order_id)
+        return {"ok": True, **order_brief(order, today())}
 
-`label` is the tool's Korean name, the one operators read (the tool-call admin, the metrics dashboard); the
-English `name` is what the model calls and what `ToolCall.tool` stores. `ToolRegistry.call` validates the
+`label` is the tool's Korean name, the one people read: operators (the tool-call admin, the metrics dashboard)
+and customers (the result cards of the chat page and the widget, through `ToolResult.tool_label`). The English
+`name` is what the model calls and what `ToolCall.tool` stores. `ToolRegistry.call` validates the
 arguments against the schema and turns domain errors into results the model can read (docs/ARCHITECTURE.md,
 "Adding an agent tool")."""
 
@@ -22,7 +24,7 @@ import json
 import logging
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from functools import cache
 from typing import Any
 
@@ -134,6 +136,24 @@ AUTOMATED_DECISION_NOTICE = (
     f"주세요. 담당자가 다시 검토합니다. 자동 처리 기준: {CRITERIA_PATH}"
 )
 
+# The fixed sentences the tools tell the customer (`message`); the model may quote them, so each must pass the
+# money-claim guard as written (chat/tests/test_claim_guard.py reads them from here).
+ADDRESS_CHANGED = "배송지를 변경했습니다."
+EXCHANGE_ACCEPTED = "교환을 접수했습니다."
+REFUND_REQUESTED = "승인 요청을 등록했습니다. 담당자가 승인하면 처리됩니다."
+REFUND_ALREADY_PENDING = "이미 승인을 기다리는 요청이 있습니다."
+TICKET_OPENED = "상담원 티켓을 접수했습니다. 담당자가 확인 후 연락드립니다."
+TICKET_ALREADY_OPEN = "이미 접수된 상담원 티켓이 있습니다. 담당자가 확인 후 연락드립니다."
+CUSTOMER_MESSAGES = (
+    ADDRESS_CHANGED,
+    EXCHANGE_ACCEPTED,
+    REFUND_REQUESTED,
+    REFUND_ALREADY_PENDING,
+    TICKET_OPENED,
+    TICKET_ALREADY_OPEN,
+    AUTOMATED_DECISION_NOTICE,
+)
+
 
 @dataclass
 class ToolContext:
@@ -211,6 +231,63 @@ def tool_label(name: str) -> str:
     called a tool that does not exist, or one was removed since) reads as 알 수 없는 도구."""
     tool = TOOLS.get(name)
     return tool.label if tool is not None else UNKNOWN_TOOL_LABEL
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a customer is shown of one tool call: the chat API's `tool_results`, the result cards of the chat page
+    and the widget (web/static/web/desk.js), and what a reply keeps (`ChatMessage.tool_results`). Codes for
+    programs and Korean labels for people, one field each. The model reads the tool's own dict instead, where
+    `status` is the Korean label and `status_code` the code (`from_call` turns one into the other).
+    `metadata["help"]` is the field's description in the API schema (chat.apis builds its serializer from here)."""
+
+    tool: str = field(metadata={"help": "도구 코드 (request_refund …)"})
+    tool_label: str = field(metadata={"help": "도구 이름 (환불 요청 …): 화면에 보일 이름"})
+    ok: bool = field(metadata={"help": "처리되었는지"})
+    action_id: str | None = field(default=None, metadata={"help": "처리번호 (A00001)"})
+    ticket_id: str | None = field(default=None, metadata={"help": "문의 번호 (T00001)"})
+    status: str | None = field(default=None, metadata={"help": "상태 코드 (DONE, PENDING, OPEN …)"})
+    status_display: str | None = field(default=None, metadata={"help": "상태 (완료, 승인대기 …)"})
+    reason: str | None = field(default=None, metadata={"help": "거절·확인 사유"})
+    needs_clarification: bool | None = field(default=None, metadata={"help": "사유를 골라야 처리할 수 있는지"})
+    choices: list[str] | None = field(default=None, metadata={"help": "고를 수 있는 사유 (needs_clarification일 때)"})
+
+    @classmethod
+    def of(cls, tool: str, **values: Any) -> ToolResult:
+        """A result of `tool`, labelled as the registry labels it."""
+        return cls(tool=tool, tool_label=tool_label(tool), **values)
+
+    @classmethod
+    def from_call(cls, tool: str, result: dict) -> ToolResult:
+        """What the customer is shown of the dict a tool (or the registry, or the agent loop) answered with."""
+        code = result.get("status_code")
+        return cls.of(
+            tool,
+            ok=bool(result.get("ok")),
+            action_id=result.get("action_id"),
+            ticket_id=result.get("ticket_id"),
+            status=code,
+            status_display=result.get("status"),
+            reason=result.get("reason"),
+            needs_clarification=result.get("needs_clarification"),
+            choices=result.get("choices"),
+        )
+
+    @classmethod
+    def from_stored(cls, stored: dict) -> ToolResult:
+        """A result as a reply keeps it. One kept before results carried labels is labelled now, and its
+        clarification gets the choices the registry offers (the page once knew them by itself)."""
+        values = {f.name: stored[f.name] for f in fields(cls) if f.name in stored}
+        values.setdefault("ok", False)
+        tool = str(values.pop("tool", ""))
+        label = values.pop("tool_label", None) or tool_label(tool)
+        if values.get("needs_clarification") and not values.get("choices"):
+            values["choices"] = CLARIFY_CHOICES
+        return cls(tool=tool, tool_label=label, **values)
+
+    def as_dict(self) -> dict:
+        """The JSON a reply keeps and the API sends: the fields that have a value."""
+        return {name: value for name, value in asdict(self).items() if value is not None}
 
 
 def tool_error_label(code: str) -> str:
@@ -327,8 +404,8 @@ class ToolRegistry:
         try:
             args = tool.args_model.model_validate(arguments)
         except ValidationError as exc:
-            fields = ", ".join(sorted({str(e["loc"][0]) for e in exc.errors() if e.get("loc")})) or "인자"
-            return {"ok": False, "error": "invalid_arguments", "reason": f"도구 인자가 올바르지 않습니다: {fields}"}
+            names = ", ".join(sorted({str(e["loc"][0]) for e in exc.errors() if e.get("loc")})) or "인자"
+            return {"ok": False, "error": "invalid_arguments", "reason": f"도구 인자가 올바르지 않습니다: {names}"}
         try:
             return tool.handler(self.context, args)
         except NotFound as exc:
@@ -378,7 +455,7 @@ def change_shipping_address(ctx: ToolContext, args: ChangeAddressArgs) -> dict:
     return record_result(
         record,
         new_address=record.detail["new_address"],
-        message="배송지를 변경했습니다.",
+        message=ADDRESS_CHANGED,
         automated_decision_notice=AUTOMATED_DECISION_NOTICE,
     )
 
@@ -414,7 +491,7 @@ def request_exchange(ctx: ToolContext, args: ExchangeArgs) -> dict:
     return record_result(
         record,
         new_option=record.detail["new_option"],
-        message="교환을 접수했습니다.",
+        message=EXCHANGE_ACCEPTED,
         automated_decision_notice=AUTOMATED_DECISION_NOTICE,
     )
 
@@ -439,9 +516,9 @@ def request_refund(ctx: ToolContext, args: RefundArgs) -> dict:
     order = record.order
     extra: dict[str, Any] = {"product_name": order.product.name, "order_amount": int(order.amount)}
     if outcome.created:
-        extra["message"] = "승인 요청을 등록했습니다. 담당자가 승인하면 처리됩니다."
+        extra["message"] = REFUND_REQUESTED
     else:
-        extra.update(already_pending=True, message="이미 승인을 기다리는 요청이 있습니다.")
+        extra.update(already_pending=True, message=REFUND_ALREADY_PENDING)
     return record_result(record, **extra)
 
 
@@ -504,12 +581,12 @@ def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
         "status": ticket.get_status_display(),
         "status_code": ticket.status,
         "order_id": ticket.order_id,
-        "message": "상담원 티켓을 접수했습니다. 담당자가 확인 후 연락드립니다.",
+        "message": TICKET_OPENED,
     }
     if order_problem:
         result["order_note"] = order_problem
     if not created:
-        result.update(already_open=True, message="이미 접수된 상담원 티켓이 있습니다. 담당자가 확인 후 연락드립니다.")
+        result.update(already_open=True, message=TICKET_ALREADY_OPEN)
     # Outside business hours the customer is told when a person will answer (the reply carries it as written).
     notice = after_hours_notice(now(), business_calendar())
     if notice:
