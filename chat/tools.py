@@ -26,7 +26,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from functools import cache
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -80,25 +80,30 @@ class ChangeAddressArgs(_Args):
     new_address: str = Field(description="새 배송지 전체 주소", max_length=300)
 
 
-class ExchangeArgs(_Args):
-    order_id: str = Field(description="주문번호", min_length=1, max_length=32)
-    new_option: str = Field(description="교환받을 옵션 (예: 블랙/260). 같은 상품의 옵션만 가능", max_length=50)
-    reason_category: str = Field(
+# The arguments every request about one order takes: which order, and why (read from the whole sentence).
+OrderId = Annotated[str, Field(description="주문번호", min_length=1, max_length=32)]
+ReasonCategory = Annotated[
+    str,
+    Field(
         default="확인필요",
         description="문장 전체의 의미로 분류한 사유: 단순변심, 상품하자, 오배송, 확인필요(불명확할 때)",
         json_schema_extra={"enum": REASON_CHOICES},
-    )
-    reason: str = Field(default="", description="고객이 말한 사유 원문 요약", max_length=500)
+    ),
+]
+Reason = Annotated[str, Field(default="", description="고객이 말한 사유 원문 요약", max_length=500)]
+
+
+class ExchangeArgs(_Args):
+    order_id: OrderId
+    new_option: str = Field(description="교환받을 옵션 (예: 블랙/260). 같은 상품의 옵션만 가능", max_length=50)
+    reason_category: ReasonCategory
+    reason: Reason
 
 
 class RefundArgs(_Args):
-    order_id: str = Field(description="주문번호", min_length=1, max_length=32)
-    reason_category: str = Field(
-        default="확인필요",
-        description="문장 전체의 의미로 분류한 사유: 단순변심, 상품하자, 오배송, 확인필요(불명확할 때)",
-        json_schema_extra={"enum": REASON_CHOICES},
-    )
-    reason: str = Field(default="", description="고객이 말한 사유 원문 요약", max_length=500)
+    order_id: OrderId
+    reason_category: ReasonCategory
+    reason: Reason
     note: str = Field(default="", description="담당자에게 남길 메모 (선택)", max_length=500)
 
 
@@ -342,6 +347,11 @@ def record_result(record: ActionRecord, **extra: Any) -> dict:
     }
 
 
+def automated_result(record: ActionRecord, message: str, **extra: Any) -> dict:
+    """The result of a request the agent decided by itself: the reply must say so (AUTOMATED_KINDS)."""
+    return record_result(record, message=message, automated_decision_notice=AUTOMATED_DECISION_NOTICE, **extra)
+
+
 class ToolRegistry:
     """The registered tools bound to one customer for one chat turn. `call` never raises: every failure is a
     result the model can read.
@@ -452,12 +462,7 @@ def change_shipping_address(ctx: ToolContext, args: ChangeAddressArgs) -> dict:
     record = services.address_change(
         customer=ctx.customer, order_id=args.order_id, new_address=args.new_address, actor=ctx.actor
     )
-    return record_result(
-        record,
-        new_address=record.detail["new_address"],
-        message=ADDRESS_CHANGED,
-        automated_decision_notice=AUTOMATED_DECISION_NOTICE,
-    )
+    return automated_result(record, ADDRESS_CHANGED, new_address=record.detail["new_address"])
 
 
 def _customer_bound(ctx: ToolContext, text: str, *, order_id: str | None = None) -> str:
@@ -472,6 +477,18 @@ def _customer_bound(ctx: ToolContext, text: str, *, order_id: str | None = None)
     return kept
 
 
+def _order_request(ctx: ToolContext, args: ExchangeArgs | RefundArgs) -> dict[str, Any]:
+    """What a request about one order passes its service: the customer, the order, why (the reason as the
+    customer may read it back), and who acts."""
+    return {
+        "customer": ctx.customer,
+        "order_id": args.order_id,
+        "reason_category": args.reason_category,
+        "reason": _customer_bound(ctx, args.reason, order_id=args.order_id),
+        "actor": ctx.actor,
+    }
+
+
 @agent_tool(
     "request_exchange",
     "[직접 처리] 배송 완료된 주문을 같은 상품의 다른 옵션으로 교환 접수한다. "
@@ -480,20 +497,8 @@ def _customer_bound(ctx: ToolContext, text: str, *, order_id: str | None = None)
     label="교환 접수",
 )
 def request_exchange(ctx: ToolContext, args: ExchangeArgs) -> dict:
-    record = services.exchange_request(
-        customer=ctx.customer,
-        order_id=args.order_id,
-        new_option=args.new_option,
-        reason_category=args.reason_category,
-        reason=_customer_bound(ctx, args.reason, order_id=args.order_id),
-        actor=ctx.actor,
-    )
-    return record_result(
-        record,
-        new_option=record.detail["new_option"],
-        message=EXCHANGE_ACCEPTED,
-        automated_decision_notice=AUTOMATED_DECISION_NOTICE,
-    )
+    record = services.exchange_request(**_order_request(ctx, args), new_option=args.new_option)
+    return automated_result(record, EXCHANGE_ACCEPTED, new_option=record.detail["new_option"])
 
 
 @agent_tool(
@@ -504,14 +509,8 @@ def request_exchange(ctx: ToolContext, args: ExchangeArgs) -> dict:
     label="환불 요청",
 )
 def request_refund(ctx: ToolContext, args: RefundArgs) -> dict:
-    outcome = services.refund_request(
-        customer=ctx.customer,
-        order_id=args.order_id,
-        reason_category=args.reason_category,
-        reason=_customer_bound(ctx, args.reason, order_id=args.order_id),
-        note=_customer_bound(ctx, args.note, order_id=args.order_id),
-        actor=ctx.actor,
-    )
+    note = _customer_bound(ctx, args.note, order_id=args.order_id)
+    outcome = services.refund_request(**_order_request(ctx, args), note=note)
     record = outcome.record
     order = record.order
     extra: dict[str, Any] = {"product_name": order.product.name, "order_amount": int(order.amount)}
