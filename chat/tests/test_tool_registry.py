@@ -7,6 +7,7 @@ from pydantic import Field
 
 from chat.apis import ToolResultSerializer
 from chat.models import ChatMessage, ToolCall
+from chat.tests.support import SEED_TOOLS
 from chat.tools import (
     CLARIFY_CHOICES,
     TOOLS,
@@ -24,17 +25,6 @@ from orders.models import Order
 from orders.selectors import customer_order_get
 
 pytestmark = pytest.mark.django_db
-
-SEED_TOOLS = [
-    "get_my_orders",
-    "change_shipping_address",
-    "request_exchange",
-    "request_refund",
-    "create_ticket",
-    "get_my_requests",
-    "request_my_data",
-    "request_human_review",
-]
 
 
 # --- the worked example, as it would read in chat/tools.py -----------------------------------------------------
