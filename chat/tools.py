@@ -347,6 +347,18 @@ def record_result(record: ActionRecord, **extra: Any) -> dict:
     }
 
 
+def ticket_result(ticket: Ticket, **extra: Any) -> dict:
+    """The result of a tool that opened (or found) a ticket for the customer."""
+    return {
+        "ok": True,
+        "ticket_id": ticket.number,
+        "category": ticket.get_category_display(),
+        "status": ticket.get_status_display(),
+        "status_code": ticket.status,
+        **extra,
+    }
+
+
 def automated_result(record: ActionRecord, message: str, **extra: Any) -> dict:
     """The result of a request the agent decided by itself: the reply must say so (AUTOMATED_KINDS)."""
     return record_result(record, message=message, automated_decision_notice=AUTOMATED_DECISION_NOTICE, **extra)
@@ -573,15 +585,7 @@ def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
         )
         created = True
     ctx.turn_ticket = ticket
-    result = {
-        "ok": True,
-        "ticket_id": ticket.number,
-        "category": ticket.get_category_display(),
-        "status": ticket.get_status_display(),
-        "status_code": ticket.status,
-        "order_id": ticket.order_id,
-        "message": TICKET_OPENED,
-    }
+    result = ticket_result(ticket, order_id=ticket.order_id, message=TICKET_OPENED)
     if order_problem:
         result["order_note"] = order_problem
     if not created:
@@ -687,18 +691,14 @@ def request_human_review(ctx: ToolContext, args: ReviewArgs) -> dict:
         customer=ctx.customer, record_number=record.number, order=record.order, body=body, author=ctx.customer.user
     )
     ctx.turn_ticket = ticket
-    return {
-        "ok": True,
-        "ticket_id": ticket.number,
-        "action_id": record.number,
-        "order_id": record.order_id,
-        "category": ticket.get_category_display(),
-        "status": ticket.get_status_display(),
-        "status_code": ticket.status,
-        "already_open": not created,
-        "message": f"{record.number}({record.get_kind_display()}) 처리를 담당자가 다시 검토하도록 접수했습니다"
+    return ticket_result(
+        ticket,
+        action_id=record.number,
+        order_id=record.order_id,
+        already_open=not created,
+        message=f"{record.number}({record.get_kind_display()}) 처리를 담당자가 다시 검토하도록 접수했습니다"
         f"(접수번호 {ticket.number}).",
-    }
+    )
 
 
 def due_words(at) -> str:
