@@ -193,6 +193,13 @@ _MONEY_WORDS = {
 }
 
 
+def money_kind_noun(kind: str) -> str | None:
+    """What a money request of `kind` is called in a sentence (환불, 주문 취소); None for a kind that moves no
+    money."""
+    words = _MONEY_WORDS.get(kind)
+    return words[0] if words else None
+
+
 def customer_status_message(kind: str, status: str) -> str:
     R = ActionRecord.Status
     words = _MONEY_WORDS.get(kind)

@@ -1,3 +1,6 @@
+from dataclasses import fields as dataclass_fields
+from typing import Any, get_args, get_origin, get_type_hints
+
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -7,20 +10,35 @@ from chat.models import ChatMessage
 from chat.policy import author_line
 from chat.selectors import CONVERSATION_LIST_LIMIT, conversation_list, first_line
 from chat.services import MESSAGE_MAX_CHARS, chat_turn, conversation_get, conversation_replies_seen
+from chat.tools import ToolResult
 from common.apis import ChatThrottle, CustomerThrottle, IsCustomer
 from common.fields import StrictCharField
 from common.numbering import format_number
 
 
+def _result_field(hint: Any, help_text: str) -> serializers.Field:
+    """The serializer field of one `ToolResult` field: its type, optional when it may be None."""
+    optional = type(None) in get_args(hint)
+    kind = next((a for a in get_args(hint) if a is not type(None)), hint) if optional else hint
+    options = {"help_text": help_text, "required": not optional}
+    if kind is bool:
+        return serializers.BooleanField(**options)
+    if get_origin(kind) is list:
+        return serializers.ListField(child=serializers.CharField(), **options)
+    return serializers.CharField(**options)
+
+
 class ToolResultSerializer(serializers.Serializer):
-    tool = serializers.CharField()
-    ok = serializers.BooleanField()
-    action_id = serializers.CharField(required=False)
-    ticket_id = serializers.CharField(required=False)
-    status = serializers.CharField(required=False, help_text="상태 코드 (DONE, PENDING, OPEN …)")
-    status_display = serializers.CharField(required=False, help_text="상태 (완료, 승인대기 …)")
-    reason = serializers.CharField(required=False, help_text="거절·확인 사유")
-    needs_clarification = serializers.BooleanField(required=False)
+    """A `chat.tools.ToolResult` as the API sends it; its fields are the dataclass's. A stored result (a dict)
+    is read through `ToolResult.from_stored`, so an older one gets its labels too."""
+
+    def get_fields(self):
+        hints = get_type_hints(ToolResult)
+        return {f.name: _result_field(hints[f.name], f.metadata.get("help", "")) for f in dataclass_fields(ToolResult)}
+
+    def to_representation(self, instance):
+        result = instance if isinstance(instance, ToolResult) else ToolResult.from_stored(instance)
+        return super().to_representation(result.as_dict())
 
 
 class ChatTurnApi(APIView):
@@ -63,11 +81,6 @@ class ChatTurnApi(APIView):
             },
         )
         conversation_id = serializers.UUIDField(required=False, allow_null=True)
-
-        def validate_message(self, value):
-            if not isinstance(self.initial_data.get("message"), str):
-                raise serializers.ValidationError("메시지는 문자열이어야 합니다.")
-            return value
 
     @extend_schema_serializer(component_name="ChatTurnOutput")
     class OutputSerializer(serializers.Serializer):
@@ -120,6 +133,7 @@ class ConversationDetailApi(APIView):
                 help_text='화면에 보일 작성자: "상담원 김상담" 또는 "상담원", "AI 상담", "안내", 고객은 ""'
             )
             ticket_id = serializers.SerializerMethodField(help_text="관련 문의 번호(T00001) 또는 null")
+            tool_results = ToolResultSerializer(many=True, help_text="이 메시지에 딸린 처리 결과")
 
             class Meta:
                 model = ChatMessage

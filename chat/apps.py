@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-from chat.offline_agent import run_agent
+from chat.offline_agent import offline_next_message
 from llm.disclosure import purpose_fields_register
 from llm.offline import register_conversation
 
@@ -12,7 +12,7 @@ class ChatConfig(AppConfig):
     def ready(self) -> None:
         # The built-in offline model answers the customer agent's conversations with this app's offline agent
         # (the draft pipeline registers its structured replies the same way, in DraftsConfig.ready()).
-        register_conversation(run_agent)
+        register_conversation(offline_next_message)
         # Answers and outcomes reach the conversation they belong to, in the transaction that makes them: the
         # lower apps name the seam (tickets.hooks, actions.hooks) and never import chat. Imports here, not for a
         # cycle: an apps.py module loads before the app registry is ready.

@@ -278,7 +278,7 @@ def _today(result: dict | None) -> date | None:
 
 
 # --- deciding the next message -----------------------------------------------------------------------
-def run_agent(messages: list[dict], available_tools: frozenset[str]) -> dict:
+def offline_next_message(messages: list[dict], available_tools: frozenset[str]) -> dict:
     """The next assistant message for a conversation (the `llm.offline` conversation handler)."""
     turn = read_turn(messages)
     request = read_request(turn)

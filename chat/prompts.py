@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import json
 
+from actions.models import ActionRecord
+from actions.policy import money_kind_noun
+from common.choices import choice_parse
 from common.redaction import MODEL_EXCEPTIONS, redact, redact_obj
 from llm.disclosure import MASKED_ADDRESS, MASKED_TEXT, SentField
 from llm.fence import FENCE_RULE, TOOL_RESULT, fence, fence_customer_text, neutralise
@@ -111,7 +114,11 @@ def summarize_results(results: list[dict]) -> str:
 
 
 CLAIM_FALLBACK = "환불·취소는 담당자가 승인한 뒤에만 처리됩니다. 요청 상태는 '내 요청'에서 확인하실 수 있습니다."
-MONEY_KIND_NOUNS = {"환불요청": "환불", "주문취소요청": "주문 취소"}
+
+
+def _money_noun(result: dict) -> str | None:
+    """환불 or 주문 취소 when a tool result is about a money request (its `kind` is the label the tools send)."""
+    return money_kind_noun(choice_parse(ActionRecord.Kind, result.get("kind")) or "")
 
 
 def claim_safe_reply(results: list[dict]) -> str:
@@ -119,9 +126,8 @@ def claim_safe_reply(results: list[dict]) -> str:
     in words that promise nothing a person has not decided."""
     lines = []
     for r in results:
-        number, status = r.get("action_id"), r.get("status", "")
-        if r.get("ok") and number and r.get("kind") in MONEY_KIND_NOUNS:
-            noun = MONEY_KIND_NOUNS[r["kind"]]
+        number, status, noun = r.get("action_id"), r.get("status", ""), _money_noun(r)
+        if r.get("ok") and number and noun:
             if r.get("already_pending"):
                 lines.append(f"{noun} 요청은 이미 등록되어 있습니다(처리번호 {number}, 상태: {status}).")
             else:
@@ -132,7 +138,7 @@ def claim_safe_reply(results: list[dict]) -> str:
             lines.append(f"상담원 문의 {r['ticket_id']}을(를) 접수했습니다. 담당자가 확인 후 연락드립니다.")
         elif r.get("ok") is False and r.get("reason"):
             lines.append(f"요청을 처리하지 못했습니다: {r['reason']}")
-    if any(r.get("kind") in MONEY_KIND_NOUNS and r.get("ok") for r in results):
+    if any(_money_noun(r) and r.get("ok") for r in results):
         lines.append("담당자가 승인하면 처리되며, 결과는 다시 안내드리겠습니다.")
     else:
         lines.append(CLAIM_FALLBACK)

@@ -16,7 +16,7 @@ from chat import policy, prompts
 from chat.agent import AgentOutcome, run_agent
 from chat.models import ChatMessage, Conversation, ToolCall
 from chat.selectors import conversation_transcript
-from chat.tools import make_action_tools
+from chat.tools import ToolResult, make_action_tools
 from common.actors import Actor
 from common.budget import model_budget_charge
 from common.business_hours import after_hours_notice, business_calendar
@@ -39,7 +39,6 @@ log = logging.getLogger(__name__)
 MESSAGE_MAX_CHARS = BODY_MAX  # one limit for what a person writes: a chat message can become a ticket's
 HISTORY_TURNS = 20
 AGENT_ROLES = (ChatMessage.Role.CUSTOMER, ChatMessage.Role.ASSISTANT)
-RESULT_KEYS = ("tool", "ok", "action_id", "ticket_id", "status", "status_code", "reason", "needs_clarification")
 
 
 @dataclass(frozen=True)
@@ -66,15 +65,6 @@ def conversation_get(*, customer: Customer, conversation_id: uuid.UUID | str) ->
     if conversation is None:
         raise NotFound("대화를 찾을 수 없습니다.")
     return conversation
-
-
-def _public_result(tool: str, result: dict) -> dict:
-    """What the API and page show of a tool result: codes plus Korean labels, nothing else."""
-    out = {"tool": tool, **{k: result[k] for k in RESULT_KEYS[1:] if k in result}}
-    if "status_code" in out:
-        out["status_display"] = out.pop("status")
-        out["status"] = out.pop("status_code")
-    return out
 
 
 def _charge_next_call(customer: Customer):
@@ -147,7 +137,7 @@ def _answer(
         result_outcome = ChatMessage.Outcome.CLAIM_BLOCKED
     content = _with_after_hours_notice(content, [c.result.get("after_hours_notice") for c in outcome.calls])
     content = _with_notices(content, [c.result.get(key) for c in outcome.calls for key in CODE_NOTICE_KEYS])
-    results = [_public_result(c.tool, c.result) for c in outcome.calls]
+    results = [ToolResult.from_call(c.tool, c.result).as_dict() for c in outcome.calls]
     try:
         with transaction.atomic():
             reply = ChatMessage.objects.create(
@@ -290,21 +280,15 @@ def _model_failed(
         )
         if not created:
             ticket_message_add(ticket=ticket, body=customer_message.content, author=customer.user)
+        code, label = ticket.status, ticket.get_status_display()
+        opened = ToolResult.of("create_ticket", ok=True, ticket_id=ticket.number, status=code, status_display=label)
         reply = ChatMessage.objects.create(
             conversation=conversation,
             role=ChatMessage.Role.ASSISTANT,
             content=_with_after_hours_notice(
                 prompts.APOLOGY.format(ticket=ticket.number), [after_hours_notice(now(), business_calendar())]
             ),
-            tool_results=[
-                {
-                    "tool": "create_ticket",
-                    "ok": True,
-                    "ticket_id": ticket.number,
-                    "status": ticket.status,
-                    "status_display": ticket.get_status_display(),
-                }
-            ],
+            tool_results=[opened.as_dict()],
             outcome=ChatMessage.Outcome.MODEL_FAILED,
             ticket=ticket,
         )
@@ -379,20 +363,14 @@ def chat_action_outcome_append(*, record: ActionRecord, actor: Actor) -> ChatMes
     )
     if text is None:
         return None
+    code, label = record.status, record.status_label
+    decided = ToolResult.of("request_refund", ok=True, action_id=record.number, status=code, status_display=label)
     line = _line_append(
         conversation_id=conversation_id,
         origin=f"action:{record.pk}:{record.status}",
         role=ChatMessage.Role.SYSTEM,
         content=text,
-        tool_results=[
-            {
-                "tool": "request_refund",
-                "ok": True,
-                "action_id": record.number,
-                "status": record.status,
-                "status_display": record.status_label,
-            }
-        ],
+        tool_results=[decided.as_dict()],
     )
     log.info(
         "chat.action_outcome conversation_id=%s action_id=%s status=%s", conversation_id, record.number, record.status

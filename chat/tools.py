@@ -9,10 +9,12 @@ A tool is one function, its arguments' schema and one registration:
 
     @agent_tool("get_order", "고객 본인의 주문 하나를 조회한다.", OrderArgs, label="주문 상세 조회")
     def get_order(ctx: ToolContext, args: OrderArgs) -> dict:
-        return {"ok": True, **order_brief(customer_order_get(customer=ctx.customer, order_id=args.order_id))}
+        order = customer_order_get(customer=ctx.customer, order_id=args.order_id)
+        return {"ok": True, **order_brief(order, today())}
 
-`label` is the tool's Korean name, the one operators read (the tool-call admin, the metrics dashboard); the
-English `name` is what the model calls and what `ToolCall.tool` stores. `ToolRegistry.call` validates the
+`label` is the tool's Korean name, the one people read: operators (the tool-call admin, the metrics dashboard)
+and customers (the result cards of the chat page and the widget, through `ToolResult.tool_label`). The English
+`name` is what the model calls and what `ToolCall.tool` stores. `ToolRegistry.call` validates the
 arguments against the schema and turns domain errors into results the model can read (docs/ARCHITECTURE.md,
 "Adding an agent tool")."""
 
@@ -22,9 +24,9 @@ import json
 import logging
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from functools import cache
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -78,25 +80,30 @@ class ChangeAddressArgs(_Args):
     new_address: str = Field(description="새 배송지 전체 주소", max_length=300)
 
 
-class ExchangeArgs(_Args):
-    order_id: str = Field(description="주문번호", min_length=1, max_length=32)
-    new_option: str = Field(description="교환받을 옵션 (예: 블랙/260). 같은 상품의 옵션만 가능", max_length=50)
-    reason_category: str = Field(
+# The arguments every request about one order takes: which order, and why (read from the whole sentence).
+OrderId = Annotated[str, Field(description="주문번호", min_length=1, max_length=32)]
+ReasonCategory = Annotated[
+    str,
+    Field(
         default="확인필요",
         description="문장 전체의 의미로 분류한 사유: 단순변심, 상품하자, 오배송, 확인필요(불명확할 때)",
         json_schema_extra={"enum": REASON_CHOICES},
-    )
-    reason: str = Field(default="", description="고객이 말한 사유 원문 요약", max_length=500)
+    ),
+]
+Reason = Annotated[str, Field(default="", description="고객이 말한 사유 원문 요약", max_length=500)]
+
+
+class ExchangeArgs(_Args):
+    order_id: OrderId
+    new_option: str = Field(description="교환받을 옵션 (예: 블랙/260). 같은 상품의 옵션만 가능", max_length=50)
+    reason_category: ReasonCategory
+    reason: Reason
 
 
 class RefundArgs(_Args):
-    order_id: str = Field(description="주문번호", min_length=1, max_length=32)
-    reason_category: str = Field(
-        default="확인필요",
-        description="문장 전체의 의미로 분류한 사유: 단순변심, 상품하자, 오배송, 확인필요(불명확할 때)",
-        json_schema_extra={"enum": REASON_CHOICES},
-    )
-    reason: str = Field(default="", description="고객이 말한 사유 원문 요약", max_length=500)
+    order_id: OrderId
+    reason_category: ReasonCategory
+    reason: Reason
     note: str = Field(default="", description="담당자에게 남길 메모 (선택)", max_length=500)
 
 
@@ -132,6 +139,24 @@ CRITERIA_PATH = "/criteria/"
 AUTOMATED_DECISION_NOTICE = (
     "이 처리는 사람의 개입 없이 자동으로 결정되었습니다. 원하시면 '사람이 다시 검토해 주세요'라고 말씀해 "
     f"주세요. 담당자가 다시 검토합니다. 자동 처리 기준: {CRITERIA_PATH}"
+)
+
+# The fixed sentences the tools tell the customer (`message`); the model may quote them, so each must pass the
+# money-claim guard as written (chat/tests/test_claim_guard.py reads them from here).
+ADDRESS_CHANGED = "배송지를 변경했습니다."
+EXCHANGE_ACCEPTED = "교환을 접수했습니다."
+REFUND_REQUESTED = "승인 요청을 등록했습니다. 담당자가 승인하면 처리됩니다."
+REFUND_ALREADY_PENDING = "이미 승인을 기다리는 요청이 있습니다."
+TICKET_OPENED = "상담원 티켓을 접수했습니다. 담당자가 확인 후 연락드립니다."
+TICKET_ALREADY_OPEN = "이미 접수된 상담원 티켓이 있습니다. 담당자가 확인 후 연락드립니다."
+CUSTOMER_MESSAGES = (
+    ADDRESS_CHANGED,
+    EXCHANGE_ACCEPTED,
+    REFUND_REQUESTED,
+    REFUND_ALREADY_PENDING,
+    TICKET_OPENED,
+    TICKET_ALREADY_OPEN,
+    AUTOMATED_DECISION_NOTICE,
 )
 
 
@@ -213,6 +238,63 @@ def tool_label(name: str) -> str:
     return tool.label if tool is not None else UNKNOWN_TOOL_LABEL
 
 
+@dataclass(frozen=True)
+class ToolResult:
+    """What a customer is shown of one tool call: the chat API's `tool_results`, the result cards of the chat page
+    and the widget (web/static/web/desk.js), and what a reply keeps (`ChatMessage.tool_results`). Codes for
+    programs and Korean labels for people, one field each. The model reads the tool's own dict instead, where
+    `status` is the Korean label and `status_code` the code (`from_call` turns one into the other).
+    `metadata["help"]` is the field's description in the API schema (chat.apis builds its serializer from here)."""
+
+    tool: str = field(metadata={"help": "도구 코드 (request_refund …)"})
+    tool_label: str = field(metadata={"help": "도구 이름 (환불 요청 …): 화면에 보일 이름"})
+    ok: bool = field(metadata={"help": "처리되었는지"})
+    action_id: str | None = field(default=None, metadata={"help": "처리번호 (A00001)"})
+    ticket_id: str | None = field(default=None, metadata={"help": "문의 번호 (T00001)"})
+    status: str | None = field(default=None, metadata={"help": "상태 코드 (DONE, PENDING, OPEN …)"})
+    status_display: str | None = field(default=None, metadata={"help": "상태 (완료, 승인대기 …)"})
+    reason: str | None = field(default=None, metadata={"help": "거절·확인 사유"})
+    needs_clarification: bool | None = field(default=None, metadata={"help": "사유를 골라야 처리할 수 있는지"})
+    choices: list[str] | None = field(default=None, metadata={"help": "고를 수 있는 사유 (needs_clarification일 때)"})
+
+    @classmethod
+    def of(cls, tool: str, **values: Any) -> ToolResult:
+        """A result of `tool`, labelled as the registry labels it."""
+        return cls(tool=tool, tool_label=tool_label(tool), **values)
+
+    @classmethod
+    def from_call(cls, tool: str, result: dict) -> ToolResult:
+        """What the customer is shown of the dict a tool (or the registry, or the agent loop) answered with."""
+        code = result.get("status_code")
+        return cls.of(
+            tool,
+            ok=bool(result.get("ok")),
+            action_id=result.get("action_id"),
+            ticket_id=result.get("ticket_id"),
+            status=code,
+            status_display=result.get("status"),
+            reason=result.get("reason"),
+            needs_clarification=result.get("needs_clarification"),
+            choices=result.get("choices"),
+        )
+
+    @classmethod
+    def from_stored(cls, stored: dict) -> ToolResult:
+        """A result as a reply keeps it. One kept before results carried labels is labelled now, and its
+        clarification gets the choices the registry offers (the page once knew them by itself)."""
+        values = {f.name: stored[f.name] for f in fields(cls) if f.name in stored}
+        values.setdefault("ok", False)
+        tool = str(values.pop("tool", ""))
+        label = values.pop("tool_label", None) or tool_label(tool)
+        if values.get("needs_clarification") and not values.get("choices"):
+            values["choices"] = CLARIFY_CHOICES
+        return cls(tool=tool, tool_label=label, **values)
+
+    def as_dict(self) -> dict:
+        """The JSON a reply keeps and the API sends: the fields that have a value."""
+        return {name: value for name, value in asdict(self).items() if value is not None}
+
+
 def tool_error_label(code: str) -> str:
     """The Korean name of a tool-call error code ("" for none; an unlisted code reads as 기타 오류)."""
     if not code:
@@ -263,6 +345,23 @@ def record_result(record: ActionRecord, **extra: Any) -> dict:
         "status_code": record.status,
         **extra,
     }
+
+
+def ticket_result(ticket: Ticket, **extra: Any) -> dict:
+    """The result of a tool that opened (or found) a ticket for the customer."""
+    return {
+        "ok": True,
+        "ticket_id": ticket.number,
+        "category": ticket.get_category_display(),
+        "status": ticket.get_status_display(),
+        "status_code": ticket.status,
+        **extra,
+    }
+
+
+def automated_result(record: ActionRecord, message: str, **extra: Any) -> dict:
+    """The result of a request the agent decided by itself: the reply must say so (AUTOMATED_KINDS)."""
+    return record_result(record, message=message, automated_decision_notice=AUTOMATED_DECISION_NOTICE, **extra)
 
 
 class ToolRegistry:
@@ -327,8 +426,8 @@ class ToolRegistry:
         try:
             args = tool.args_model.model_validate(arguments)
         except ValidationError as exc:
-            fields = ", ".join(sorted({str(e["loc"][0]) for e in exc.errors() if e.get("loc")})) or "인자"
-            return {"ok": False, "error": "invalid_arguments", "reason": f"도구 인자가 올바르지 않습니다: {fields}"}
+            names = ", ".join(sorted({str(e["loc"][0]) for e in exc.errors() if e.get("loc")})) or "인자"
+            return {"ok": False, "error": "invalid_arguments", "reason": f"도구 인자가 올바르지 않습니다: {names}"}
         try:
             return tool.handler(self.context, args)
         except NotFound as exc:
@@ -375,12 +474,7 @@ def change_shipping_address(ctx: ToolContext, args: ChangeAddressArgs) -> dict:
     record = services.address_change(
         customer=ctx.customer, order_id=args.order_id, new_address=args.new_address, actor=ctx.actor
     )
-    return record_result(
-        record,
-        new_address=record.detail["new_address"],
-        message="배송지를 변경했습니다.",
-        automated_decision_notice=AUTOMATED_DECISION_NOTICE,
-    )
+    return automated_result(record, ADDRESS_CHANGED, new_address=record.detail["new_address"])
 
 
 def _customer_bound(ctx: ToolContext, text: str, *, order_id: str | None = None) -> str:
@@ -395,6 +489,18 @@ def _customer_bound(ctx: ToolContext, text: str, *, order_id: str | None = None)
     return kept
 
 
+def _order_request(ctx: ToolContext, args: ExchangeArgs | RefundArgs) -> dict[str, Any]:
+    """What a request about one order passes its service: the customer, the order, why (the reason as the
+    customer may read it back), and who acts."""
+    return {
+        "customer": ctx.customer,
+        "order_id": args.order_id,
+        "reason_category": args.reason_category,
+        "reason": _customer_bound(ctx, args.reason, order_id=args.order_id),
+        "actor": ctx.actor,
+    }
+
+
 @agent_tool(
     "request_exchange",
     "[직접 처리] 배송 완료된 주문을 같은 상품의 다른 옵션으로 교환 접수한다. "
@@ -403,20 +509,8 @@ def _customer_bound(ctx: ToolContext, text: str, *, order_id: str | None = None)
     label="교환 접수",
 )
 def request_exchange(ctx: ToolContext, args: ExchangeArgs) -> dict:
-    record = services.exchange_request(
-        customer=ctx.customer,
-        order_id=args.order_id,
-        new_option=args.new_option,
-        reason_category=args.reason_category,
-        reason=_customer_bound(ctx, args.reason, order_id=args.order_id),
-        actor=ctx.actor,
-    )
-    return record_result(
-        record,
-        new_option=record.detail["new_option"],
-        message="교환을 접수했습니다.",
-        automated_decision_notice=AUTOMATED_DECISION_NOTICE,
-    )
+    record = services.exchange_request(**_order_request(ctx, args), new_option=args.new_option)
+    return automated_result(record, EXCHANGE_ACCEPTED, new_option=record.detail["new_option"])
 
 
 @agent_tool(
@@ -427,21 +521,15 @@ def request_exchange(ctx: ToolContext, args: ExchangeArgs) -> dict:
     label="환불 요청",
 )
 def request_refund(ctx: ToolContext, args: RefundArgs) -> dict:
-    outcome = services.refund_request(
-        customer=ctx.customer,
-        order_id=args.order_id,
-        reason_category=args.reason_category,
-        reason=_customer_bound(ctx, args.reason, order_id=args.order_id),
-        note=_customer_bound(ctx, args.note, order_id=args.order_id),
-        actor=ctx.actor,
-    )
+    note = _customer_bound(ctx, args.note, order_id=args.order_id)
+    outcome = services.refund_request(**_order_request(ctx, args), note=note)
     record = outcome.record
     order = record.order
     extra: dict[str, Any] = {"product_name": order.product.name, "order_amount": int(order.amount)}
     if outcome.created:
-        extra["message"] = "승인 요청을 등록했습니다. 담당자가 승인하면 처리됩니다."
+        extra["message"] = REFUND_REQUESTED
     else:
-        extra.update(already_pending=True, message="이미 승인을 기다리는 요청이 있습니다.")
+        extra.update(already_pending=True, message=REFUND_ALREADY_PENDING)
     return record_result(record, **extra)
 
 
@@ -497,19 +585,11 @@ def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
         )
         created = True
     ctx.turn_ticket = ticket
-    result = {
-        "ok": True,
-        "ticket_id": ticket.number,
-        "category": ticket.get_category_display(),
-        "status": ticket.get_status_display(),
-        "status_code": ticket.status,
-        "order_id": ticket.order_id,
-        "message": "상담원 티켓을 접수했습니다. 담당자가 확인 후 연락드립니다.",
-    }
+    result = ticket_result(ticket, order_id=ticket.order_id, message=TICKET_OPENED)
     if order_problem:
         result["order_note"] = order_problem
     if not created:
-        result.update(already_open=True, message="이미 접수된 상담원 티켓이 있습니다. 담당자가 확인 후 연락드립니다.")
+        result.update(already_open=True, message=TICKET_ALREADY_OPEN)
     # Outside business hours the customer is told when a person will answer (the reply carries it as written).
     notice = after_hours_notice(now(), business_calendar())
     if notice:
@@ -611,18 +691,14 @@ def request_human_review(ctx: ToolContext, args: ReviewArgs) -> dict:
         customer=ctx.customer, record_number=record.number, order=record.order, body=body, author=ctx.customer.user
     )
     ctx.turn_ticket = ticket
-    return {
-        "ok": True,
-        "ticket_id": ticket.number,
-        "action_id": record.number,
-        "order_id": record.order_id,
-        "category": ticket.get_category_display(),
-        "status": ticket.get_status_display(),
-        "status_code": ticket.status,
-        "already_open": not created,
-        "message": f"{record.number}({record.get_kind_display()}) 처리를 담당자가 다시 검토하도록 접수했습니다"
+    return ticket_result(
+        ticket,
+        action_id=record.number,
+        order_id=record.order_id,
+        already_open=not created,
+        message=f"{record.number}({record.get_kind_display()}) 처리를 담당자가 다시 검토하도록 접수했습니다"
         f"(접수번호 {ticket.number}).",
-    }
+    )
 
 
 def due_words(at) -> str:

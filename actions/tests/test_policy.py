@@ -287,3 +287,16 @@ def test_refund_deadline_state(today, settled_on, state):
         deadline=date(2026, 8, 19), today=today, settled_on=settled_on, calendar=_calendar()
     )
     assert result == state
+
+
+@pytest.mark.parametrize(
+    ("kind", "noun"),
+    [
+        (ActionRecord.Kind.REFUND, "환불"),
+        (ActionRecord.Kind.CANCEL, "주문 취소"),
+        (ActionRecord.Kind.EXCHANGE, None),
+        (ActionRecord.Kind.ADDRESS_CHANGE, None),
+    ],
+)
+def test_a_money_request_is_named_by_its_noun_and_other_requests_by_none(kind, noun):
+    assert policy.money_kind_noun(kind) == noun

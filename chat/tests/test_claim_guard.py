@@ -11,6 +11,7 @@ from actions.claims import find_money_claims
 from actions.models import ActionRecord
 from actions.services import action_decide
 from chat.models import ChatMessage
+from chat.tools import CUSTOMER_MESSAGES, REFUND_ALREADY_PENDING, REFUND_REQUESTED, TICKET_OPENED
 from llm.testing import text_message, tool_calls_message
 
 pytestmark = pytest.mark.django_db
@@ -126,10 +127,9 @@ def test_every_text_the_code_writes_for_customers_passes_the_guard():
         prompts.claim_safe_reply(results),
         prompts.claim_safe_reply([]),
         prompts.summarize_results(results),
-        "승인 요청을 등록했습니다. 담당자가 승인하면 처리됩니다.",  # chat.tools messages
-        "이미 승인을 기다리는 요청이 있습니다.",
-        "상담원 티켓을 접수했습니다. 담당자가 확인 후 연락드립니다.",
+        *CUSTOMER_MESSAGES,  # what the tools tell the customer, as chat.tools writes it
     ]
+    assert {REFUND_REQUESTED, REFUND_ALREADY_PENDING, TICKET_OPENED} <= set(texts)
     for text in texts:
         assert find_money_claims(text) == [], text
 

@@ -50,7 +50,14 @@ def test_fault_on_both_models_ends_in_apology_and_ticket(c003_api, fast_timeout,
     assert ticket.source == "CHAT_FAILURE" and ticket.messages.get().body == text
     assert ticket.number in body["reply"] and "죄송합니다" in body["reply"]
     assert body["tool_results"] == [
-        {"tool": "create_ticket", "ok": True, "ticket_id": ticket.number, "status": "OPEN", "status_display": "접수"}
+        {
+            "tool": "create_ticket",
+            "tool_label": "상담 요청 접수",
+            "ok": True,
+            "ticket_id": ticket.number,
+            "status": "OPEN",
+            "status_display": "접수",
+        }
     ]
     assert len(fast_timeout.requests) == 2  # no hidden SDK retries: one primary, one fallback
     assert ChatMessage.objects.filter(role="customer", content=text).count() == 1

@@ -7,17 +7,11 @@ import json
 import pytest
 
 from chat.offline_agent import HELP_TEXT
+from chat.tests.support import SEED_TOOLS
 from llm.fence import fence_customer_text
 from llm.offline import respond
 
-TOOL_NAMES = [
-    "get_my_orders",
-    "change_shipping_address",
-    "request_exchange",
-    "request_refund",
-    "create_ticket",
-    "get_my_requests",
-]
+TOOL_NAMES = SEED_TOOLS[:6]  # the tools the offline agent is offered in these conversations
 SYSTEM = {"role": "system", "content": "당신은 상담 에이전트입니다."}
 
 
@@ -162,7 +156,7 @@ def test_bare_reason_answer_reports_pending_approval_with_number():
 
 
 def test_reason_is_read_from_the_whole_sentence():
-    # Issue 16 (and the seed's own example): a denied defect plus a dislike is a change of mind.
+    # The seed's own example: a denied defect plus a dislike is a change of mind, whatever word comes first.
     message = ask([user("HR20260721001 불량은 아니고 색이 마음에 안 들어요 환불해 주세요")])
 
     assert called(message)[1]["reason_category"] == "단순변심"

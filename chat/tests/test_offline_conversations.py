@@ -7,18 +7,10 @@ import pytest
 from actions.models import ActionRecord
 from chat.models import ChatMessage
 from chat.offline_agent import HELP_TEXT
+from chat.tests.support import say
 from orders.models import Order
 
 pytestmark = pytest.mark.django_db
-
-
-def say(api, text, conversation_id=None):
-    payload = {"message": text}
-    if conversation_id:
-        payload["conversation_id"] = conversation_id
-    response = api.post("/api/chat/", payload, format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
 
 
 def test_exchange_over_four_turns_asks_each_thing_once(c003_api, offline_model):

@@ -1,4 +1,4 @@
-"""The offline agent's parser against the hand-written utterance table (issue 16, acceptance 1).
+"""The offline agent's parser against the hand-written utterance table: every intent and slot it must read.
 
 No database: pure functions over text and the small catalogue in offline_utterances.py. One test per row,
 so a regression names the sentence. `python -m bench.offline_nlu` prints the accuracy per intent and slot.

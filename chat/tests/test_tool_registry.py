@@ -5,10 +5,14 @@ the way chat/tools.py would, and drives it through the real chat API and the rea
 import pytest
 from pydantic import Field
 
-from chat.models import ToolCall
+from chat.apis import ToolResultSerializer
+from chat.models import ChatMessage, ToolCall
+from chat.tests.support import SEED_TOOLS
 from chat.tools import (
+    CLARIFY_CHOICES,
     TOOLS,
     ToolContext,
+    ToolResult,
     _Args,
     agent_tool,
     agent_tool_unregister,
@@ -21,17 +25,6 @@ from orders.models import Order
 from orders.selectors import customer_order_get
 
 pytestmark = pytest.mark.django_db
-
-SEED_TOOLS = [
-    "get_my_orders",
-    "change_shipping_address",
-    "request_exchange",
-    "request_refund",
-    "create_ticket",
-    "get_my_requests",
-    "request_my_data",
-    "request_human_review",
-]
 
 
 # --- the worked example, as it would read in chat/tools.py -----------------------------------------------------
@@ -103,6 +96,13 @@ def test_a_registered_tool_runs_in_a_chat_turn_for_the_bound_customer_only(c003_
     response = c003_api.post("/api/chat/", {"message": "주문 상태 알려 주세요"}, format="json")
     assert response.status_code == 200, response.content
     results = response.json()["tool_results"]
+    assert [(r["tool"], r["tool_label"], r["ok"]) for r in results] == [
+        ("get_order_status", "주문 상태 조회", True),
+        ("get_order_status", "주문 상태 조회", False),  # another customer's order reads as a missing one
+        ("get_order_status", "주문 상태 조회", False),  # the schema requires an order id
+    ]
+    # The tool returned its status as a label only: the code field stays empty rather than carry the label.
+    assert (results[0].get("status"), results[0]["status_display"]) == (None, "배송준비")
     assert [(r["tool"], r["ok"]) for r in results] == [
         ("get_order_status", True),
         ("get_order_status", False),  # another customer's order reads as a missing one
@@ -121,3 +121,46 @@ def test_a_registered_tool_runs_in_a_chat_turn_for_the_bound_customer_only(c003_
 def test_a_name_is_registered_once(order_status_tool):
     with pytest.raises(ValueError, match="registered twice"):
         agent_tool("get_order_status", "다른 설명", OrderStatusArgs, label="다른 이름")(get_order_status)
+
+
+# --- what the customer is shown of a call: one typed result ---------------------------------------------------
+def test_a_tool_result_carries_the_code_and_the_label_of_the_tool_and_of_the_status():
+    result = ToolResult.from_call(
+        "request_refund",
+        {"ok": True, "action_id": "A00001", "status": "승인대기", "status_code": "PENDING", "message": "등록"},
+    )
+    assert result.as_dict() == {
+        "tool": "request_refund",
+        "tool_label": "환불 요청",
+        "ok": True,
+        "action_id": "A00001",
+        "status": "PENDING",
+        "status_display": "승인대기",
+    }
+    refused = ToolResult.from_call(
+        "request_exchange", {"ok": False, "reason": "사유?", "needs_clarification": True, "choices": CLARIFY_CHOICES}
+    )
+    assert (refused.tool_label, refused.needs_clarification, refused.choices) == ("교환 접수", True, CLARIFY_CHOICES)
+    assert ToolResult.from_call("refund_now", {"ok": False, "error": "unknown_tool"}).tool_label == "알 수 없는 도구"
+
+
+def test_the_api_fields_of_a_tool_result_are_the_typed_results_fields():
+    assert list(ToolResultSerializer().fields) == [f for f in ToolResult.__dataclass_fields__]
+    required = {name for name, f in ToolResultSerializer().fields.items() if f.required}
+    assert required == {"tool", "tool_label", "ok"}
+
+
+def test_a_result_stored_before_results_had_labels_is_shown_with_them(c003_api, scripted_model):
+    scripted_model.push(text_message("네"))
+    conversation_id = c003_api.post("/api/chat/", {"message": "안녕하세요"}, format="json").json()["conversation_id"]
+    ChatMessage.objects.filter(role="assistant").update(
+        tool_results=[
+            {"tool": "request_exchange", "ok": False, "reason": "사유를 골라 주세요", "needs_clarification": True},
+            {"tool": "create_ticket", "ok": True, "ticket_id": "T00001", "status": "OPEN", "status_display": "접수"},
+        ]
+    )
+    shown = c003_api.get(f"/api/chat/{conversation_id}/").json()["messages"][-1]["tool_results"]
+    assert [(r["tool_label"], r.get("choices")) for r in shown] == [
+        ("교환 접수", CLARIFY_CHOICES),
+        ("상담 요청 접수", None),
+    ]

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from actions.models import ActionEvent, ActionRecord
+from chat.tests.support import SEED_TOOLS
 from chat.tools import make_action_tools
 from orders.models import Customer, Order, ProductOption
 from tickets.models import Ticket
@@ -18,16 +19,7 @@ def tools(c003):
 
 
 def test_registry_has_no_decide_and_no_customer_id_parameter(tools):
-    assert tools.names == [
-        "get_my_orders",
-        "change_shipping_address",
-        "request_exchange",
-        "request_refund",
-        "create_ticket",
-        "get_my_requests",
-        "request_my_data",
-        "request_human_review",
-    ]
+    assert tools.names == SEED_TOOLS
     for spec in tools.specs():
         assert spec["type"] == "function"
         assert "customer_id" not in json.dumps(spec["function"]["parameters"])

@@ -3,29 +3,17 @@
 import pytest
 
 from actions.models import ActionRecord
+from chat.tests.support import acted, say
 from orders.models import Order, ProductOption
 from tickets.models import Ticket
 
 pytestmark = pytest.mark.django_db
 
 
-def say(api, text, conversation_id=None):
-    payload = {"message": text}
-    if conversation_id:
-        payload["conversation_id"] = conversation_id
-    response = api.post("/api/chat/", payload, format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
-
-
-def _actions(body):
-    return [r for r in body["tool_results"] if r.get("action_id") or r.get("ticket_id") or r["ok"] is False]
-
-
 def test_readme_walkthrough_with_offline_model(c003_api, offline_model):
     # 1. Address change on the PREPARING order → 완료
     body = say(c003_api, "HR20260726002 배송지를 서울특별시 중구 세종대로 110, 3층으로 바꿔 주세요")
-    [result] = _actions(body)
+    [result] = acted(body)
     assert (result["tool"], result["ok"], result["status"], result["status_display"]) == (
         "change_shipping_address",
         True,
@@ -37,25 +25,25 @@ def test_readme_walkthrough_with_offline_model(c003_api, offline_model):
 
     # 2. Refusal on the SHIPPING order
     body = say(c003_api, "HR20260724005 배송지를 서울특별시 중구 세종대로 110, 3층으로 바꿔 주세요")
-    [result] = _actions(body)
+    [result] = acted(body)
     assert result["ok"] is False and result["reason"] == "이미 '배송중' 상태라 배송지를 바꿀 수 없습니다."
     assert "배송중" in body["reply"]
 
     # 3. Exchange of the sneakers
     body = say(c003_api, "운동화 사이즈가 작아서 블랙/260으로 교환하고 싶어요. 단순변심이에요.")
-    [result] = _actions(body)
+    [result] = acted(body)
     assert (result["tool"], result["ok"], result["status_display"]) == ("request_exchange", True, "완료")
     assert ProductOption.objects.get(product_id="P001", label="블랙/260").stock == 2
 
     # 4. Refund of the tumbler without a reason → asked to choose → 상품하자 → 승인대기
     body = say(c003_api, "텀블러 환불해 주세요")
     conversation_id = body["conversation_id"]
-    [result] = _actions(body)
+    [result] = acted(body)
     assert result["needs_clarification"] is True
     assert all(label in body["reply"] for label in ("단순변심", "상품하자", "오배송"))
     assert not ActionRecord.objects.filter(kind="REFUND").exists()
     body = say(c003_api, "상품하자", conversation_id)
-    [result] = _actions(body)
+    [result] = acted(body)
     assert (result["tool"], result["ok"], result["status"], result["status_display"]) == (
         "request_refund",
         True,
@@ -67,7 +55,7 @@ def test_readme_walkthrough_with_offline_model(c003_api, offline_model):
 
     # 5. A ticket for "상담원 연결"
     body = say(c003_api, "상담원 연결해 주세요")
-    [result] = _actions(body)
+    [result] = acted(body)
     assert result["tool"] == "create_ticket" and result["ticket_id"].startswith("T")
     assert Ticket.objects.get().category == "CALLBACK"
 
@@ -82,10 +70,10 @@ def test_readme_walkthrough_with_offline_model(c003_api, offline_model):
 
 
 def test_offline_model_reads_the_reason_from_the_whole_sentence(c003_api, offline_model):
-    # Issue 16: "불량은 아니고 색이 마음에 안 들어요" is 단순변심 (the seed's own example), so the tool applies
+    # "불량은 아니고 색이 마음에 안 들어요" is 단순변심 (the seed's own example: a denied defect), so the tool applies
     # the 7-day window to the tumbler delivered 26 days ago and refuses; nothing is recorded.
     body = say(c003_api, "텀블러가 불량은 아니고 색이 마음에 안 들어요. 환불해 주세요")
-    [result] = _actions(body)
+    [result] = acted(body)
     assert result["ok"] is False and "needs_clarification" not in result
     assert result["reason"] == "배송 완료 후 26일이 지나 반품 가능 기간(7일)을 넘었습니다."
     assert result["reason"] in body["reply"]

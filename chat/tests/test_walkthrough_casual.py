@@ -5,23 +5,11 @@ the README ("Walkthrough in casual Korean")."""
 import pytest
 
 from actions.models import ActionRecord
+from chat.tests.support import acted, say
 from orders.models import Order, ProductOption
 from tickets.models import Ticket
 
 pytestmark = pytest.mark.django_db
-
-
-def say(api, text, conversation_id=None):
-    payload = {"message": text}
-    if conversation_id:
-        payload["conversation_id"] = conversation_id
-    response = api.post("/api/chat/", payload, format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
-
-
-def _actions(body):
-    return [r for r in body["tool_results"] if r.get("action_id") or r.get("ticket_id") or r["ok"] is False]
 
 
 def test_casual_walkthrough_with_offline_model(c003_api, offline_model):
@@ -34,23 +22,23 @@ def test_casual_walkthrough_with_offline_model(c003_api, offline_model):
 
     # 2. Address change by product name, the address after the verb
     body = say(c003_api, "이어폰 주소 바꿀래. 새 주소는 부산광역시 해운대구 센텀중앙로 79, 1203호야", conversation)
-    [result] = _actions(body)
+    [result] = acted(body)
     assert (result["tool"], result["ok"], result["status_display"]) == ("change_shipping_address", True, "완료")
     assert Order.objects.get(pk="HR20260726002").shipping_address == "부산광역시 해운대구 센텀중앙로 79, 1203호"
 
     # 3. The bag is already on its way: refused by the tool, without being asked for an address first
     body = say(c003_api, "가방 배송지도 바꿔줘", conversation)
-    [result] = _actions(body)
+    [result] = acted(body)
     assert result["ok"] is False and result["reason"] == "이미 '배송중' 상태라 배송지를 바꿀 수 없습니다."
     assert "새 배송지를 알려 주세요" not in body["reply"]
 
     # 4. Exchange with a colour only (the size is kept), the reason asked once, then given casually
     body = say(c003_api, "운동화 검정으로 교환해줘", conversation)
-    [result] = _actions(body)
+    [result] = acted(body)
     assert result["needs_clarification"] is True
     assert not ActionRecord.objects.filter(kind="EXCHANGE").exists()
     body = say(c003_api, "그냥 맘에 안 들어서", conversation)
-    [result] = _actions(body)
+    [result] = acted(body)
     assert (result["tool"], result["ok"], result["status_display"]) == ("request_exchange", True, "완료")
     assert result["action_id"] in body["reply"]
     exchange = ActionRecord.objects.get(kind="EXCHANGE")
@@ -60,7 +48,7 @@ def test_casual_walkthrough_with_offline_model(c003_api, offline_model):
 
     # 5. A described defect is classified, not asked about: the refund is registered as 승인대기 only
     body = say(c003_api, "텀블러 환불해줘 뚜껑이 찌그러져서 왔어", conversation)
-    [result] = _actions(body)
+    [result] = acted(body)
     assert (result["tool"], result["ok"], result["status"]) == ("request_refund", True, "PENDING")
     refund = ActionRecord.objects.get(kind="REFUND")
     assert (refund.order_id, refund.reason_category, refund.status) == ("HR20260628003", "DEFECT", "PENDING")
@@ -73,7 +61,7 @@ def test_casual_walkthrough_with_offline_model(c003_api, offline_model):
 
     # 7. A double charge goes to a person
     body = say(c003_api, "결제가 두번 된거 같아", conversation)
-    [result] = _actions(body)
+    [result] = acted(body)
     assert result["tool"] == "create_ticket"
     assert Ticket.objects.get().category == Ticket.Category.PAYMENT
 

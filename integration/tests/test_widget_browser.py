@@ -17,7 +17,8 @@ import pytest
 from accounts.models import AuthToken
 from integration import policy
 from integration.tests.factories import CUSTOMER_ID, make_integration, seed_shop
-from web.tests.test_browser_login import CHROMIUM, CHROMIUM_ARGS, _require
+from web.tests.browser import CHROMIUM, CHROMIUM_ARGS
+from web.tests.browser import require as _require
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

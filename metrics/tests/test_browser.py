@@ -8,7 +8,6 @@ Outside CI a machine without Chromium or Playwright skips this test; under CI=tr
 from __future__ import annotations
 
 import os
-import shutil
 
 import pytest
 from django.conf import settings
@@ -16,27 +15,12 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 
 from metrics.tests.dataset import build_dataset
+from web.tests.browser import CHROMIUM, CHROMIUM_ARGS
+from web.tests.browser import require as _require
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
-CHROMIUM = os.environ.get("CS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 SCREENSHOT = settings.BASE_DIR / "test-artifacts" / "metrics-dashboard.png"
-
-
-def _require(what: str, ok: bool) -> None:
-    if ok:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI=true: {what} is required for the browser test (see .ci/run)")
-    pytest.skip(f"{what} not available")
 
 
 def test_dashboard_charts_render_in_headless_chromium(live_server):

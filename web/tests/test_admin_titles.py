@@ -1,4 +1,4 @@
-"""Django's generated admin titles read naturally in Korean (issue 13): no "보기위한 1… 를(을) 선택", no "뷰 …"."""
+"""Django's generated admin titles read naturally in Korean: no "보기위한 1… 를(을) 선택", no "뷰 …"."""
 
 import pytest
 from django.contrib.auth import get_user_model

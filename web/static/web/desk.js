@@ -6,31 +6,7 @@
 (function () {
   "use strict";
 
-  var TOOL_LABELS = {
-    change_shipping_address: "배송지 변경",
-    request_exchange: "교환 접수",
-    request_refund: "환불·취소 요청",
-    create_ticket: "상담원 티켓",
-    get_my_orders: "주문 조회",
-    get_my_requests: "요청 조회",
-  };
-
-  var STATUS_LABELS = {
-    DONE: "완료",
-    PENDING: "승인대기",
-    APPROVED: "승인완료",
-    REJECTED: "반려",
-    OPEN: "접수",
-    ANSWERED: "답변완료",
-    CLOSED: "종료",
-    PAID: "결제완료",
-    PREPARING: "배송준비",
-    SHIPPING: "배송중",
-    DELIVERED: "배송완료",
-    CANCELLED: "취소완료",
-    RETURNED: "반품완료",
-  };
-
+  // 도구 이름과 상태의 말은 서버가 보낸다 (처리 결과의 tool_label, status_display): 여기에는 색만 있다.
   var STATUS_TONES = {
     DONE: "green",
     APPROVED: "green",
@@ -46,13 +22,6 @@
     CANCELLED: "gray",
     RETURNED: "gray",
   };
-
-  var CODE_BY_LABEL = {};
-  Object.keys(STATUS_LABELS).forEach(function (code) {
-    CODE_BY_LABEL[STATUS_LABELS[code]] = code;
-  });
-
-  var CLARIFY_CHOICES = ["단순변심", "상품하자", "오배송"];
 
   var FIELD_LABELS = {
     message: "메시지",
@@ -95,7 +64,7 @@
 
   function badge(code, label) {
     var tone = STATUS_TONES[code] || "gray";
-    return el("span", "badge badge--" + tone, label || STATUS_LABELS[code] || code || "");
+    return el("span", "badge badge--" + tone, label || code || "");
   }
 
   function formatDateTime(value) {
@@ -355,20 +324,6 @@
   }
 
   // --- 처리 결과 카드 ------------------------------------------------------------------------------
-  function statusCodeOf(result) {
-    var candidates = [result.status_code, result.status];
-    for (var i = 0; i < candidates.length; i++) {
-      if (candidates[i] && STATUS_TONES[candidates[i]]) return candidates[i];
-    }
-    return CODE_BY_LABEL[result.status_display] || CODE_BY_LABEL[result.status] || "";
-  }
-
-  function kindLabelOf(result) {
-    if (result.kind_display) return result.kind_display;
-    if (result.kind && /[^\x00-\x7F]/.test(result.kind)) return result.kind;
-    return TOOL_LABELS[result.tool] || result.tool || "처리 결과";
-  }
-
   /* opts.onOpenTicket(ticketId): a ticket card opens its thread. */
   function renderResultCard(result, opts) {
     opts = opts || {};
@@ -379,20 +334,14 @@
     var head = el("div", "result-card__head");
     var number = isTicket ? formatNumber("T", result.ticket_id) : formatNumber("A", result.action_id);
     head.appendChild(el("span", "result-card__number", number));
-    var code = statusCodeOf(result);
-    var label = result.status_display || STATUS_LABELS[code] || result.status || "";
+    var code = result.status || "";
+    var label = result.status_display || code;
     if (label) head.appendChild(badge(code, label));
     card.appendChild(head);
 
-    var kind = kindLabelOf(result);
-    var title = kind;
-    if (result.order_id) title += " · " + result.order_id;
-    card.appendChild(el("p", "result-card__title", title));
+    var kind = result.tool_label || "처리 결과";
+    card.appendChild(el("p", "result-card__title", kind));
     card.setAttribute("aria-label", kind + " " + number + " " + label);
-
-    if (typeof result.message === "string" && result.message) {
-      card.appendChild(el("p", "result-card__note", result.message));
-    }
     if (isTicket) {
       card.classList.add("result-card--ticket");
       card.setAttribute("data-ticket-id", result.ticket_id);
@@ -416,10 +365,9 @@
     var head = el("div", "result-card__head");
     var title = result.needs_clarification ? "추가 확인이 필요합니다" : "처리하지 못했습니다";
     head.appendChild(el("span", "result-card__refused-title", title));
-    if (result.tool && TOOL_LABELS[result.tool]) head.appendChild(el("span", "result-card__tool", TOOL_LABELS[result.tool]));
+    if (result.tool_label) head.appendChild(el("span", "result-card__tool", result.tool_label));
     card.appendChild(head);
     var reason = result.reason || MSG.refusedDefault;
-    if (result.order_id) card.appendChild(el("p", "result-card__title", "주문 " + result.order_id));
     card.appendChild(el("p", "result-card__reason", reason));
     card.setAttribute("aria-label", title + ": " + reason);
     return card;
@@ -518,7 +466,7 @@
               return typeof c === "string" && c.trim();
             })
           : [];
-        return choices.length ? choices : CLARIFY_CHOICES;
+        return choices.length ? choices : null;
       }
     }
     return null;
@@ -693,8 +641,6 @@
   }
 
   window.CSDesk = {
-    TOOL_LABELS: TOOL_LABELS,
-    STATUS_LABELS: STATUS_LABELS,
     STATUS_TONES: STATUS_TONES,
     MSG: MSG,
     ANSWER_WHERE: ANSWER_WHERE,
