@@ -311,6 +311,24 @@ def client_floor(model_url: str, *, n: int = 100) -> dict:
     return out
 
 
+def prefork_memory(model_url: str, *, concurrency: int = 2, log=print) -> dict:
+    """What a production-shaped worker holds: `--pool=prefork` with `concurrency` children, after each has had
+    work (a few drafts), per process: the main process loads the analyser and the index before it forks, so the
+    children's share of them is shared, not private (drafts.apps.warm_up_before_fork)."""
+    from bench.draft import inquiries, submit, wait_for
+
+    log(f"    memory of a prefork worker ({concurrency} children) …")
+    worker = benv.worker_start(name="cpu-prefork", model_url=model_url, sequential=False, pool="prefork",
+                               concurrency=concurrency)  # fmt: skip
+    try:
+        for spec in inquiries(2 * concurrency):
+            wait_for(submit(spec), timeout_s=120)
+        main = worker.popen.pid
+        return {"main": memory_mb(main), "children": [memory_mb(pid) for pid in children(main)]}
+    finally:
+        worker.stop()
+
+
 def run(*, model_url: str, n: int, n_drafts: int, gunicorn_conf: str | None, log=print) -> dict:
     user, order_id = customer_order()
     staff = reviewer()
@@ -323,6 +341,7 @@ def run(*, model_url: str, n: int, n_drafts: int, gunicorn_conf: str | None, log
         out["memory_celery"] = {str(pid): memory_mb(pid) for pid in [worker.popen.pid, *children(worker.popen.pid)]}
     finally:
         worker.stop()
+    out["memory_celery_prefork"] = prefork_memory(model_url, log=log)
 
     server = benv.gunicorn_start(model_url=model_url, workers=1, threads=1, worker_class="sync", config=gunicorn_conf)
     try:

@@ -214,6 +214,11 @@ def render_cpu(cpu: dict) -> str:
     for pid, m in (cpu.get("memory_celery") or {}).items():
         mem_rows.append([f"celery worker pid {pid}", fmt(m.get("rss")), fmt(m.get("pss")), fmt(m.get("private")),
                          fmt(m.get("shared"))])  # fmt: skip
+    prefork = cpu.get("memory_celery_prefork") or {}
+    for name, m in [("main", prefork.get("main"))] + [("child", c) for c in prefork.get("children") or []]:
+        if m:
+            mem_rows.append([f"celery prefork {name}", fmt(m.get("rss")), fmt(m.get("pss")), fmt(m.get("private")),
+                             fmt(m.get("shared"))])  # fmt: skip
     mem = table(["process", "RSS MB", "PSS MB", "private MB", "shared MB"], mem_rows)
     notes = [
         f"Celery worker (--pool=solo), {fmt(draft.get('n'))} drafts at L = 0: "

@@ -45,10 +45,13 @@ def _get_kiwi() -> Kiwi:
     return _kiwi
 
 
-def warm_up() -> None:
-    """Load the model now (e.g. at worker start) instead of on the first query."""
+def warm_up() -> bool:
+    """Load the model now (e.g. at worker start) instead of on the first query. True when this call loaded it,
+    False when the process already held it (inherited from the process that forked it, or loaded before)."""
     with _lock:
+        loaded = _kiwi is not None
         _get_kiwi()
+    return not loaded
 
 
 class Morpheme(NamedTuple):

@@ -1,4 +1,6 @@
+import gc
 import logging
+import os
 import threading
 import time
 
@@ -21,13 +23,33 @@ def warm_up(**_kwargs) -> None:
 
     started = time.perf_counter()
     try:
-        analyser_load()
+        loaded_now = analyser_load()
         retrieve("배송")
-        log.info("drafts.warm_up_done seconds=%.2f", time.perf_counter() - started)
+        log.info(
+            "drafts.warm_up_done seconds=%.2f pid=%d analyser_loaded_now=%s",
+            time.perf_counter() - started,
+            os.getpid(),
+            loaded_now,
+        )
     except Exception as exc:  # a worker must start even when the index is not built yet
         log.warning("drafts.warm_up_failed error=%s", type(exc).__name__)
     finally:
         connection.close()
+
+
+def warm_up_before_fork(**_kwargs) -> None:
+    """Celery's worker_init, in the worker's main process before a prefork pool forks its children: loaded here,
+    the analyser and the index are shared copy-on-write by every child instead of each child loading its own
+    (about 570 MB each), as gunicorn's master does (cs_project/gunicorn_conf.py). The children's own warm-up
+    (worker_process_init) then finds them loaded. No database connection may cross the fork, and `gc.freeze()`
+    keeps the collector from writing into the shared objects. With a solo or threads pool it is the worker's
+    one warm-up, before it takes work."""
+    from django.db import connections
+
+    warm_up()
+    connections.close_all()
+    gc.collect()
+    gc.freeze()
 
 
 def _timing_warn(**_kwargs) -> None:
@@ -42,7 +64,7 @@ class DraftsConfig(AppConfig):
 
     def ready(self) -> None:
         # Imports here, not for a cycle: an apps.py module loads before the app registry is ready.
-        from celery.signals import worker_init, worker_process_init, worker_ready
+        from celery.signals import worker_init, worker_process_init
 
         from common.live import live_topic_extend
         from common.outbox import outbox_register
@@ -79,7 +101,7 @@ class DraftsConfig(AppConfig):
         self._warm_up_if_serving()
 
         worker_init.connect(_timing_warn, weak=False, dispatch_uid="drafts.timing_warn")
-        worker_ready.connect(warm_up, weak=False, dispatch_uid="drafts.warm_up")  # solo / threads pools
+        worker_init.connect(warm_up_before_fork, weak=False, dispatch_uid="drafts.warm_up")
         worker_process_init.connect(warm_up, weak=False, dispatch_uid="drafts.warm_up_child")  # prefork children
 
     def _warm_up_if_serving(self) -> None:

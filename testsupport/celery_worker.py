@@ -22,8 +22,8 @@ What the fixture does, in order:
    CELERY_BROKER_URL, CELERY_TASK_ALWAYS_EAGER=False and CELERY_TASK_DEFAULT_QUEUE=<that queue>. The Celery
    app reads Django settings live (`config_from_object("django.conf:settings")`), but caches its broker
    connection and producer pools, so those are reset here and again at teardown.
-3. Waits until that worker (by hostname) answers `app.control.ping` (30 s at most; a worker that dies early
-   fails the test with the tail of its log).
+3. Waits until that worker (by hostname) answers `app.control.ping` (60 s at most: the Korean analyser loads
+   before it takes work; a worker that dies early fails the test with the tail of its log).
 4. Yields the `subprocess.Popen`, with extra attributes `hostname`, `queue` and `log_path` (the worker's
    combined stdout/stderr, logfmt lines).
 5. Teardown: SIGTERM to the process group, then SIGKILL to the group after 10 s; settings are restored.
@@ -53,7 +53,7 @@ __all__ = ["TEST_BROKER_URL", "celery_worker", "celery_worker_factory", "worker_
 
 # CS_TEST_REDIS_URL lets two checkouts run their worker tests side by side without sharing a queue.
 TEST_BROKER_URL = os.environ.get("CS_TEST_REDIS_URL") or "redis://127.0.0.1:6379/15"
-START_TIMEOUT_S = 30.0
+START_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 10.0
 # Settings the worker should share with the test process, passed as environment variables.
 SHARED_SETTINGS = (
@@ -125,7 +125,9 @@ def _route_here(settings, queue: str) -> None:
     )
 
 
-def _start(settings, queue: str, extra_env: dict[str, str] | None = None) -> subprocess.Popen:
+def _start(
+    settings, queue: str, extra_env: dict[str, str] | None = None, *, pool: str = "solo", concurrency: int = 1
+) -> subprocess.Popen:
     """Start one worker on `queue` and wait until it answers ping (fails the test otherwise)."""
     from django.db import connection
 
@@ -152,7 +154,7 @@ def _start(settings, queue: str, extra_env: dict[str, str] | None = None) -> sub
     log_path = Path(log_file.name)
     command = [
         sys.executable, "-m", "celery", "-A", "cs_project", "worker",
-        "--pool=solo", "--concurrency=1",
+        f"--pool={pool}", f"--concurrency={concurrency}",
         "--without-heartbeat", "--without-gossip", "--without-mingle",
         "-n", hostname, "-Q", queue, "-l", "info",
     ]  # fmt: skip
@@ -185,9 +187,10 @@ def _require_redis() -> None:
 
 @pytest.fixture
 def celery_worker_factory(transactional_db, settings) -> Iterator:
-    """`start(extra_env=None) -> Popen`: workers on demand, all on one queue unique to the test, so a second
-    worker takes over what a killed one left unacknowledged. `extra_env` adds environment (e.g. a short lease
-    or visibility timeout). Every worker started is stopped at teardown."""
+    """`start(extra_env=None, pool="solo", concurrency=1) -> Popen`: workers on demand, all on one queue unique to
+    the test, so a second worker takes over what a killed one left unacknowledged. `extra_env` adds environment
+    (e.g. a short lease or visibility timeout); `pool="prefork"` forks `concurrency` children, as production
+    does. Every worker started is stopped at teardown."""
     from cs_project.celery import broker_pools_reset
 
     _require_redis()
@@ -195,8 +198,8 @@ def celery_worker_factory(transactional_db, settings) -> Iterator:
     _route_here(settings, queue)
     started: list[subprocess.Popen] = []
 
-    def start(*, extra_env: dict[str, str] | None = None) -> subprocess.Popen:
-        started.append(_start(settings, queue, extra_env))
+    def start(*, extra_env: dict[str, str] | None = None, pool: str = "solo", concurrency: int = 1) -> subprocess.Popen:
+        started.append(_start(settings, queue, extra_env, pool=pool, concurrency=concurrency))
         return started[-1]
 
     try:

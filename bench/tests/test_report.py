@@ -164,3 +164,10 @@ def test_the_cpu_section_states_the_clients_floor_under_the_tool_turn():
     text = report.render_cpu(cpu)
     assert "one model call through the `openai` SDK costs 2.30 ms CPU" in text
     assert "ping + 2 calls = 5.90 ms, 4.40× ping" in text
+
+
+def test_the_memory_table_lists_a_prefork_workers_main_process_and_children():
+    m = {"rss": 600.0, "pss": 250.0, "private": 40.0, "shared": 560.0}
+    text = report.render_cpu({**_cpu(), "memory_celery_prefork": {"main": m, "children": [m, m]}})
+    assert "| celery prefork main | 600 | 250 | 40.00 | 560 |" in text
+    assert text.count("| celery prefork child |") == 2
