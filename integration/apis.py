@@ -16,10 +16,10 @@ from common.apis import FieldConflict
 from common.events import EVENT_TYPE_LABELS
 from common.fields import AmountField, StrictBooleanField, StrictCharField, StrictIntegerField, StrictRegexField
 from common.numbering import number_pattern
-from integration import services
 from integration.authentication import IntegrationKeyAuthentication, IsIntegration
 from integration.errors import InvalidInput, MissingReference
 from integration.schemas import CUSTOMER_ID_RE, ORDER_ID_RE, PRODUCT_ID_RE, CustomerIn, OrderIn, ProductIn, UpsertResult
+from integration.services import access, results, sessions, sync, webhooks
 
 TAG = ["integration"]
 
@@ -40,7 +40,7 @@ class _UpsertApi(_IntegrationApi):
 
     def _put(self, request, external_id: str):
         try:
-            result = services.shop_upsert(
+            result = sync.shop_upsert(
                 integration=request.integration,
                 kind=self.kind,
                 external_id=external_id,
@@ -163,7 +163,7 @@ class EventListApi(_IntegrationApi):
             limit = max(1, min(500, int(request.query_params.get("limit", 100))))
         except ValueError:
             raise ValidationError({"limit": ["정수여야 합니다."]}) from None
-        events = services.event_list(
+        events = webhooks.event_list(
             integration=request.integration, after=request.query_params.get("after") or None, limit=limit
         )
         return Response({"events": self.OutputSerializer(events, many=True).data})
@@ -212,7 +212,7 @@ class ActionResultApi(_IntegrationApi):
     def post(self, request, action_id: str):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        record, changed = services.action_result_report(
+        record, changed = results.action_result_report(
             integration=request.integration, action_id=action_id, **data.validated_data
         )
         return Response({**self.OutputSerializer(record).data, "changed": changed})
@@ -237,13 +237,13 @@ class ShopSessionApi(APIView):
         response = super().finalize_response(request, response, *args, **kwargs)
         origin = request.headers.get("Origin", "")
         if request.method == "OPTIONS":
-            if origin and services.origin_allowed_anywhere(origin):
+            if origin and access.origin_allowed_anywhere(origin):
                 response["Access-Control-Allow-Origin"] = origin
                 response["Access-Control-Allow-Methods"] = "POST"
                 response["Access-Control-Allow-Headers"] = "Content-Type"
                 response["Access-Control-Max-Age"] = "600"
         elif origin and isinstance(request.data, dict) and request.data.get("integration"):
-            if services.origin_allowed_for(request.data["integration"], origin):
+            if access.origin_allowed_for(request.data["integration"], origin):
                 response["Access-Control-Allow-Origin"] = origin
         response["Vary"] = "Origin"
         return response
@@ -261,7 +261,7 @@ class ShopSessionApi(APIView):
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        _, key = services.shop_session_open(
+        _, key = sessions.shop_session_open(
             integration_name=data.validated_data["integration"],
             customer_id=data.validated_data["customer_id"],
             expires_at=data.validated_data["expires_at"],

@@ -21,7 +21,7 @@ from django.db import connections
 
 from common.outbox import outbox_purge, outbox_sweep
 from drafts.services import drafts_sweep
-from integration.services import webhooks_release_held
+from integration.services.webhooks import webhooks_release_held
 from retention.services import retention_sweep_part
 from tickets.services import tickets_auto_close
 

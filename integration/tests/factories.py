@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from common.actors import Actor
-from integration.services import IssuedIntegration, integration_create, shop_upsert
+from integration.services.integrations import IssuedIntegration, integration_create
+from integration.services.sync import shop_upsert
 
 ORDER_ID = "HR20260725901"
 CUSTOMER_ID = "S900"

@@ -19,7 +19,8 @@ from common.actors import Actor
 from common.models import OutboxMessage
 from integration.models import ShopEvent
 from integration.policy import session_signature
-from integration.services import WEBHOOK_TOPIC, shop_event_route, shop_session_open
+from integration.services.sessions import shop_session_open
+from integration.services.webhooks import WEBHOOK_TOPIC, shop_event_route
 from integration.simulator import ShopSimulator
 from integration.tasks import webhook_deliver_handler
 from integration.tests.factories import CUSTOMER_ID, ORDER_ID, make_integration, seed_shop

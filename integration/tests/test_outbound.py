@@ -21,7 +21,8 @@ from common.actors import Actor
 from common.models import OutboxMessage
 from integration.errors import InvalidInput
 from integration.models import Integration, ShopEvent
-from integration.services import WEBHOOK_TOPIC, integration_update
+from integration.services.integrations import integration_update
+from integration.services.webhooks import WEBHOOK_TOPIC
 from integration.tests.factories import CUSTOMER_ID, ORDER_ID, make_integration, seed_shop
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -19,7 +19,9 @@ from common.actors import Actor
 from common.models import OutboxMessage
 from integration.models import Integration, ShopEvent
 from integration.policy import session_signature
-from integration.services import WEBHOOK_TOPIC, integration_update, shop_session_open
+from integration.services.integrations import integration_update
+from integration.services.sessions import shop_session_open
+from integration.services.webhooks import WEBHOOK_TOPIC
 from integration.simulator import ShopSimulator
 from integration.tests.factories import CUSTOMER_ID, ORDER_ID, make_integration, seed_shop
 from ops.sweep import sweep_run

@@ -12,7 +12,7 @@ from actions.services import action_decide, action_result_record, refund_request
 from common.actors import Actor
 from common.errors import NotFound
 from integration.models import Integration
-from integration.services import action_result_report
+from integration.services.results import action_result_report
 from integration.tests.factories import CUSTOMER_ID, ORDER_ID, make_integration, seed_shop
 from orders.models import Customer, Order
 
