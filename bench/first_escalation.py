@@ -1,5 +1,5 @@
-"""The first chat escalation after a server start (issue 13): how long the customer waits, and how much of
-that is our own time (everything but the model's).
+"""The first chat escalation after a server start: how long the customer waits, and how much of that is our
+own time (everything but the model's).
 
 Embedded mode as a demo runs it: SQLite, no Redis (Celery eager), `manage.py runserver --noreload`, the demo
 shop and knowledge. The model is `llm.testing.ScriptedModelServer` in this process answering with
@@ -7,7 +7,7 @@ shop and knowledge. The model is `llm.testing.ScriptedModelServer` in this proce
 subtracted ("our own time"). Two starts of the same copy of the database:
 
 - before: CS_OUTBOX_BACKGROUND=0 and CS_WARM_UP_ON_START=0 — the draft pipeline runs inside the chat request
-  and the Korean analyser and the index load on first use (the behaviour issue 13 reported);
+  and the Korean analyser and the index load on first use (the slow first escalation the `after` start removes);
 - after: the defaults — the pipeline is dispatched to a background thread after the response, and the
   analyser and index load while the server starts (measured after its `drafts.warm_up_done` log line).
 

@@ -1,4 +1,4 @@
-"""Issue 13, acceptance 4: every admin page an operator uses reads as Korean for people.
+"""Every admin page an operator uses reads as Korean for people.
 
 The demo `operator` signs in and the test crawls, from the admin index and the metrics dashboard, every page a
 link leads to (changelists, their filters and sort links, every change page of a world that holds one record in
