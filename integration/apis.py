@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import re
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_serializer,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny
@@ -35,15 +41,16 @@ def _id_parameter(name: str, pattern: re.Pattern) -> OpenApiParameter:
     return OpenApiParameter(name, str, OpenApiParameter.PATH, pattern=f"^{pattern.pattern}$")
 
 
+# PUT one object of `kind`, named by `<kind>_id` in the path (no docstring: it would become the operations' text).
 class _UpsertApi(_IntegrationApi):
     kind = ""
 
-    def _put(self, request, external_id: str):
+    def put(self, request, **path_ids: str):
         try:
             result = sync.shop_upsert(
                 integration=request.integration,
                 kind=self.kind,
-                external_id=external_id,
+                external_id=path_ids[f"{self.kind}_id"],
                 data=request.data if isinstance(request.data, dict) else {},
                 actor=Actor.system(f"shop:{request.integration.name}"),
             )
@@ -57,46 +64,32 @@ class _UpsertApi(_IntegrationApi):
         return Response(body, status=status.HTTP_200_OK)
 
 
+def _upsert_schema(kind: str, body: type[serializers.Serializer], summary: str, id_pattern: re.Pattern):
+    """The OpenAPI description of one kind's upsert: its body, its id in the path."""
+    return extend_schema_view(
+        put=extend_schema(
+            tags=TAG,
+            request=body,
+            responses={200: UpsertResult},
+            summary=summary,
+            parameters=[_id_parameter(f"{kind}_id", id_pattern)],
+        )
+    )
+
+
+@_upsert_schema("customer", CustomerIn, "고객 업서트(버전)", CUSTOMER_ID_RE)
 class CustomerUpsertApi(_UpsertApi):
     kind = "customer"
 
-    @extend_schema(
-        tags=TAG,
-        request=CustomerIn,
-        responses={200: UpsertResult},
-        summary="고객 업서트(버전)",
-        parameters=[_id_parameter("customer_id", CUSTOMER_ID_RE)],
-    )
-    def put(self, request, customer_id: str):
-        return self._put(request, customer_id)
 
-
+@_upsert_schema("product", ProductIn, "상품 업서트(버전)", PRODUCT_ID_RE)
 class ProductUpsertApi(_UpsertApi):
     kind = "product"
 
-    @extend_schema(
-        tags=TAG,
-        request=ProductIn,
-        responses={200: UpsertResult},
-        summary="상품 업서트(버전)",
-        parameters=[_id_parameter("product_id", PRODUCT_ID_RE)],
-    )
-    def put(self, request, product_id: str):
-        return self._put(request, product_id)
 
-
+@_upsert_schema("order", OrderIn, "주문 업서트(버전)", ORDER_ID_RE)
 class OrderUpsertApi(_UpsertApi):
     kind = "order"
-
-    @extend_schema(
-        tags=TAG,
-        request=OrderIn,
-        responses={200: UpsertResult},
-        summary="주문 업서트(버전)",
-        parameters=[_id_parameter("order_id", ORDER_ID_RE)],
-    )
-    def put(self, request, order_id: str):
-        return self._put(request, order_id)
 
 
 @extend_schema_serializer(component_name="IntegrationEventData")

@@ -76,20 +76,11 @@ def snapshot() -> dict:
         "customers": list(Customer.objects.order_by("pk").values_list("pk", "name", "phone", "email", "user")),
         "products": list(Product.objects.order_by("pk").values_list("pk", "name", "price")),
         "options": sorted(ProductOption.objects.values_list("product_id", "label", "stock")),
+        # Every column of an order, its option by label.
         "orders": list(
             Order.objects.order_by("pk").values_list(
-                "pk",
-                "customer_id",
-                "product_id",
-                "option__label",
-                "quantity",
-                "amount",
-                "status",
-                "shipping_address",
-                "ordered_at",
-                "shipped_at",
-                "delivered_at",
-            )  # fmt: skip
+                *("option__label" if f.attname == "option_id" else f.attname for f in Order._meta.concrete_fields)
+            )
         ),
         "records": sorted(
             (r.integration.name, r.kind, r.external_id, r.version, json.dumps(record_data(r), sort_keys=True))
