@@ -319,9 +319,33 @@ def machine() -> dict:
     }
 
 
-def _proc_stats() -> list[tuple[int, str, int, float]]:
-    """(pid, comm, pgrp, cpu seconds) of every readable process."""
-    tick = os.sysconf("SC_CLK_TCK")
+@dataclass(frozen=True)
+class ProcStat:
+    """One process as /proc/PID/stat shows it: its parent, its process group, its CPU seconds so far."""
+
+    pid: int
+    comm: str
+    ppid: int
+    pgrp: int
+    cpu_s: float
+
+
+def proc_stat(pid: int, raw: str) -> ProcStat:
+    """Read one /proc/PID/stat line. The command name is in parentheses and may hold spaces, so the fields are
+    counted after its closing one: state, ppid, pgrp, ...; utime and stime are fields 14 and 15 of the full line
+    (11 and 12 here)."""
+    fields = raw[raw.rindex(")") + 2 :].split()
+    return ProcStat(
+        pid=pid,
+        comm=raw[raw.index("(") + 1 : raw.rindex(")")],
+        ppid=int(fields[1]),
+        pgrp=int(fields[2]),
+        cpu_s=(int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"),
+    )
+
+
+def proc_stats() -> list[ProcStat]:
+    """Every readable process (one that exits while being read is left out)."""
     out = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -330,23 +354,20 @@ def _proc_stats() -> list[tuple[int, str, int, float]]:
             raw = Path(f"/proc/{entry}/stat").read_text()
         except OSError:
             continue
-        comm = raw[raw.index("(") + 1 : raw.rindex(")")]
-        fields = raw[raw.rindex(")") + 2 :].split()
-        # fields[0] is state; utime and stime are fields 14 and 15 of the full line (11, 12 here).
-        out.append((int(entry), comm, int(fields[2]), (int(fields[11]) + int(fields[12])) / tick))
+        out.append(proc_stat(int(entry), raw))
     return out
 
 
 def cpu_by_component(worker_pgids: Collection[int] = ()) -> dict[str, float]:
     """CPU seconds so far: the workers' process groups, PostgreSQL backends, Redis, this process, all CPUs."""
     worker = postgres = redis_s = 0.0
-    for _pid, comm, pgrp, seconds in _proc_stats():
-        if pgrp in worker_pgids:
-            worker += seconds
-        elif comm.startswith("postgres"):
-            postgres += seconds
-        elif comm.startswith("redis-server"):
-            redis_s += seconds
+    for proc in proc_stats():
+        if proc.pgrp in worker_pgids:
+            worker += proc.cpu_s
+        elif proc.comm.startswith("postgres"):
+            postgres += proc.cpu_s
+        elif proc.comm.startswith("redis-server"):
+            redis_s += proc.cpu_s
     t = os.times()
     busy, _total = cpu_times()
     return {
