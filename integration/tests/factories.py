@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 
 from django.utils import timezone
@@ -18,6 +20,7 @@ from integration.services.integrations import IssuedIntegration, integration_cre
 from integration.services.sessions import shop_session_open
 from integration.services.sync import shop_upsert
 from integration.services.webhooks import WEBHOOK_TOPIC
+from integration.simulator import ShopSimulator
 from orders.models import Customer
 
 ORDER_ID = "HR20260725901"
@@ -26,6 +29,20 @@ CUSTOMER_ID = "S900"
 
 def make_integration(name: str = "myshop", *, webhook_url: str = "", **kwargs) -> IssuedIntegration:
     return integration_create(name=name, webhook_url=webhook_url, actor=Actor.system("test"), **kwargs)
+
+
+@contextmanager
+def shop_connected() -> Iterator[tuple[IssuedIntegration, ShopSimulator]]:
+    """A shop with a webhook at a live loopback receiver (the reference shop), and its data imported."""
+    simulator = ShopSimulator(signing_secret="").start()
+    try:
+        issued = make_integration(webhook_url=simulator.url)
+        simulator.signing_secret = issued.signing_secret
+        simulator.api_key = issued.api_key
+        seed_shop(issued)
+        yield issued, simulator
+    finally:
+        simulator.stop()
 
 
 def client_for(api_key: str) -> APIClient:
