@@ -6,14 +6,15 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+
+from chaos.processes import Proc, free_port
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -154,39 +155,6 @@ def python_module(module: str, *args: str, schema: str | None = None, timeout: f
 
 
 # --- subprocesses ---------------------------------------------------------------------------------
-@dataclass
-class Proc:
-    name: str
-    popen: subprocess.Popen
-    log_path: Path
-    info: dict = field(default_factory=dict)
-
-    def alive(self) -> bool:
-        return self.popen.poll() is None
-
-    def tail(self, lines: int = 40) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
-        except OSError:
-            return "(no log)"
-
-    def stop(self, timeout: float = 15) -> None:
-        if self.popen.poll() is not None:
-            return
-        try:
-            os.killpg(self.popen.pid, signal.SIGTERM)  # its own process group: only what we started
-        except ProcessLookupError:
-            return
-        try:
-            self.popen.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(self.popen.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.popen.wait(timeout=timeout)
-
-
 def _spawn(name: str, command: list[str], env: dict[str, str]) -> Proc:
     LOG_DIR.mkdir(parents=True, exist_ok=True)
     log_path = LOG_DIR / f"{name}.log"
@@ -194,7 +162,7 @@ def _spawn(name: str, command: list[str], env: dict[str, str]) -> Proc:
         popen = subprocess.Popen(
             command, cwd=BASE_DIR, env=env, stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True
         )
-    return Proc(name, popen, log_path)
+    return Proc(name, popen, log_path, tail_lines=40, stop_timeout_s=15)
 
 
 def worker_start(*, name: str, model_url: str, sequential: bool, pool: str, concurrency: int) -> Proc:
@@ -231,12 +199,6 @@ def celery_worker_spawn(
         if time.monotonic() > deadline:
             proc.stop()
             raise RuntimeError(f"worker {name} did not answer ping:\n{proc.tail()}")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def gunicorn_start(

@@ -52,6 +52,8 @@ from pathlib import Path
 
 from bench.env import proc_stats
 from bench.report import percentile
+from chaos.processes import free_port
+from testsupport.browser import CHROMIUM, CHROMIUM_ARGS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -60,15 +62,6 @@ PG_DB = "cs_bench_live"
 PG_URL = f"postgres://postgres@127.0.0.1:5432/{PG_DB}"
 PASSWORD = "demo1234"
 SEEN_TIMEOUT_S = 15.0
-CHROMIUM = os.environ.get("CS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 
 
 class BenchInvalid(RuntimeError):
@@ -139,12 +132,6 @@ def _prepare(database_url: str, env: dict[str, str]) -> None:
             raise BenchInvalid(f"preparing {database_url} failed: {out.stderr[-2000:]}")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @dataclass
 class Server:
     label: str
@@ -169,7 +156,7 @@ class Server:
 
 
 def _start(worker_class: str, workers: int, threads: int, env: dict[str, str], workdir: Path) -> Server:
-    port = _free_port()
+    port = free_port()
     label = f"gunicorn -k {worker_class} -w {workers}" + (f" --threads {threads}" if worker_class == "gthread" else "")
     command = [
         PY, "-m", "gunicorn", "bench.live_wsgi:application", "-b", f"127.0.0.1:{port}",

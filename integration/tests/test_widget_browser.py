@@ -17,7 +17,7 @@ import pytest
 from accounts.models import AuthToken
 from integration import policy
 from integration.tests.factories import CUSTOMER_ID, make_integration, seed_shop
-from web.tests.test_browser_login import CHROMIUM, CHROMIUM_ARGS, _require
+from testsupport.browser import CHROMIUM, CHROMIUM_ARGS, browser_require
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -65,8 +65,8 @@ def test_the_widget_opens_on_an_allowed_origin_and_is_refused_on_another(live_se
         from playwright.sync_api import expect, sync_playwright
     except ImportError:
         sync_playwright = None
-    _require("the playwright package", sync_playwright is not None)
-    _require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
+    browser_require("the playwright package", sync_playwright is not None)
+    browser_require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
 
     issued = make_integration()
     seed_shop(issued)

@@ -8,7 +8,6 @@ Outside CI a machine without Chromium or Playwright skips this test; under CI=tr
 from __future__ import annotations
 
 import os
-import shutil
 
 import pytest
 from django.conf import settings
@@ -16,27 +15,11 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 
 from metrics.tests.dataset import build_dataset
+from testsupport.browser import CHROMIUM, CHROMIUM_ARGS, browser_require
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
-CHROMIUM = os.environ.get("CS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 SCREENSHOT = settings.BASE_DIR / "test-artifacts" / "metrics-dashboard.png"
-
-
-def _require(what: str, ok: bool) -> None:
-    if ok:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI=true: {what} is required for the browser test (see .ci/run)")
-    pytest.skip(f"{what} not available")
 
 
 def test_dashboard_charts_render_in_headless_chromium(live_server):
@@ -44,8 +27,8 @@ def test_dashboard_charts_render_in_headless_chromium(live_server):
         from playwright.sync_api import sync_playwright
     except ImportError:
         sync_playwright = None
-    _require("the playwright package", sync_playwright is not None)
-    _require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
+    browser_require("the playwright package", sync_playwright is not None)
+    browser_require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
 
     # All database work happens before the browser starts: Playwright's sync API runs an event loop,
     # and Django refuses ORM calls while one is running in this thread.

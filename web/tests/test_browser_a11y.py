@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.conf import settings
 
-from web.tests.test_browser_login import CHROMIUM, CHROMIUM_ARGS, _require
+from testsupport.browser import CHROMIUM, CHROMIUM_ARGS, browser_require
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -74,9 +74,9 @@ def test_operator_pages_have_no_critical_or_serious_accessibility_violations(liv
         from playwright.sync_api import sync_playwright
     except ImportError:
         sync_playwright = None
-    _require("the playwright package", sync_playwright is not None)
-    _require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
-    _require(f"axe-core at {AXE} (npm ci)", AXE.exists())
+    browser_require("the playwright package", sync_playwright is not None)
+    browser_require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
+    browser_require(f"axe-core at {AXE} (npm ci)", AXE.exists())
     world = _in_thread(_world)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     queue = f"{live_server.url}/admin/actions/actionrecord/?status__exact=PENDING"

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.conf import settings as django_settings
 
-from web.tests.test_browser_login import CHROMIUM, CHROMIUM_ARGS, _require
+from testsupport.browser import CHROMIUM, CHROMIUM_ARGS, browser_require
 from web.tests.test_browser_loop import VIEWPORTS
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -52,8 +52,8 @@ def _playwright():
         from playwright.sync_api import expect, sync_playwright
     except ImportError:
         sync_playwright = expect = None
-    _require("the playwright package", sync_playwright is not None)
-    _require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
+    browser_require("the playwright package", sync_playwright is not None)
+    browser_require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return sync_playwright, expect
 
@@ -274,7 +274,7 @@ def test_the_chat_page_shows_the_answer_in_the_log_and_its_thread_takes_a_rating
     live_server, shop, offline_model, viewport
 ):
     sync_playwright, expect = _playwright()
-    _require(f"axe-core at {AXE} (npm ci)", AXE.exists())
+    browser_require(f"axe-core at {AXE} (npm ci)", AXE.exists())
     size = VIEWPORTS[viewport]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)

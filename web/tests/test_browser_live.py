@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.conf import settings as django_settings
 
-from web.tests.test_browser_login import CHROMIUM, CHROMIUM_ARGS, _require
+from testsupport.browser import CHROMIUM, CHROMIUM_ARGS, browser_require
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -44,8 +44,8 @@ def _playwright():
         from playwright.sync_api import expect, sync_playwright
     except ImportError:
         sync_playwright = expect = None
-    _require("the playwright package", sync_playwright is not None)
-    _require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
+    browser_require("the playwright package", sync_playwright is not None)
+    browser_require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return sync_playwright, expect
 

@@ -8,7 +8,6 @@ refuses ORM calls. Skipped without Chromium or Playwright outside CI (as metrics
 from __future__ import annotations
 
 import os
-import shutil
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
@@ -16,26 +15,9 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import AuthToken
+from testsupport.browser import CHROMIUM, CHROMIUM_ARGS, browser_require
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-
-CHROMIUM = os.environ.get("CS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
-
-
-def _require(what: str, ok: bool) -> None:
-    if ok:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI=true: {what} is required for the browser test")
-    pytest.skip(f"{what} not available")
 
 
 def _in_thread(fn):
@@ -56,8 +38,8 @@ def test_chat_page_relogin_after_expiry_and_logout_revokes(live_server, shop):
         from playwright.sync_api import expect, sync_playwright
     except ImportError:
         sync_playwright = None
-    _require("the playwright package", sync_playwright is not None)
-    _require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
+    browser_require("the playwright package", sync_playwright is not None)
+    browser_require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)

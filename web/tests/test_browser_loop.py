@@ -10,38 +10,21 @@ refuses ORM calls). Skipped without Chromium or Playwright outside CI (as metric
 from __future__ import annotations
 
 import os
-import shutil
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.conf import settings
 
 from drafts.models import Draft
+from testsupport.browser import CHROMIUM, CHROMIUM_ARGS, browser_require
 from tickets.models import Ticket, TicketMessage
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
-CHROMIUM = os.environ.get("CS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 ARTIFACTS = settings.BASE_DIR / "test-artifacts"
 OWN_REPLY = "고객님, 확인해 보니 교환 접수가 가능합니다. 사진을 보내 주시면 바로 진행하겠습니다."
 CUSTOMER_ANSWER = "사진 보내 드릴게요. 감사합니다!"
 VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
-
-
-def _require(what: str, ok: bool) -> None:
-    if ok:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI=true: {what} is required for the browser test")
-    pytest.skip(f"{what} not available")
 
 
 def _in_thread(fn):
@@ -67,8 +50,8 @@ def test_customer_and_operator_answer_each_other(live_server, shop, offline_mode
         from playwright.sync_api import expect, sync_playwright
     except ImportError:
         sync_playwright = None
-    _require("the playwright package", sync_playwright is not None)
-    _require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
+    browser_require("the playwright package", sync_playwright is not None)
+    browser_require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     size = VIEWPORTS[viewport]
 
@@ -148,8 +131,8 @@ def test_operator_approves_a_refund_from_the_record_page(live_server, shop, view
         from playwright.sync_api import expect, sync_playwright
     except ImportError:
         sync_playwright = None
-    _require("the playwright package", sync_playwright is not None)
-    _require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
+    browser_require("the playwright package", sync_playwright is not None)
+    browser_require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
     from actions.models import ActionRecord
     from actions.services import refund_request
     from common.actors import Actor

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.conf import settings as django_settings
 
-from web.tests.test_browser_login import CHROMIUM, CHROMIUM_ARGS, _require
+from testsupport.browser import CHROMIUM, CHROMIUM_ARGS, browser_require
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -85,8 +85,8 @@ def test_two_operators_on_one_ticket_and_a_list_that_updates_itself(live_server,
         from playwright.sync_api import expect, sync_playwright
     except ImportError:
         sync_playwright = expect = None
-    _require("the playwright package", sync_playwright is not None)
-    _require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
+    browser_require("the playwright package", sync_playwright is not None)
+    browser_require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     base = live_server.url
     number = _inquiry(base, "운동화 배송")
