@@ -10,6 +10,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from bench.data import customer_order
 from bench.env import cpu_busy_between, cpu_by_component, cpu_times
 from bench.report import allowed_speedup, ratio, summary
 
@@ -189,24 +190,17 @@ def turn_queries(model_url: str) -> dict:
 
     from accounts.services import token_issue
     from llm.client import clear_client_cache
-    from orders.models import Order
 
-    order = (
-        Order.objects.filter(customer__user__isnull=False, status__in=[Order.Status.PAID, Order.Status.PREPARING])
-        .exclude(customer__customer_id__regex=r"^S[0-9]{8}$")
-        .select_related("customer__user")
-        .order_by("order_id")
-        .first()
-    )
+    user, order_id = customer_order()
     old = settings.OPENAI_BASE_URL
     settings.OPENAI_BASE_URL = model_url
     clear_client_cache()
     try:
         client = APIClient()
-        _, key = token_issue(user=order.customer.user, actor=order.customer.user)
+        _, key = token_issue(user=user, actor=user)
         client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
         address = f"서울특별시 중구 세종대로 110, 99층 {time.time_ns() % 10**6}호"
-        body = {"message": f"{order.order_id} 배송지를 {address}로 바꿔 주세요"}
+        body = {"message": f"{order_id} 배송지를 {address}로 바꿔 주세요"}
         with CaptureQueriesContext(connection) as ctx:
             response = client.post("/api/chat/", body, format="json")
     finally:

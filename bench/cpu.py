@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from bench import env as benv
+from bench.data import customer_order
 
 KINDS = ("ping", "plain_turn", "tool_turn", "ticket_create", "draft_apply")
 PLAIN_MESSAGE = "안녕하세요"
@@ -25,38 +26,15 @@ STAFF_USERNAME = "bench-reviewer"
 
 # --- process counters --------------------------------------------------------------------------------
 def proc_cpu_ms(pid: int) -> float:
-    raw = Path(f"/proc/{pid}/stat").read_text()
-    fields = raw[raw.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+    return benv.proc_stat(pid, Path(f"/proc/{pid}/stat").read_text()).cpu_s * 1000
 
 
 def pgid_cpu_ms(pgid: int) -> float:
-    total = 0.0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            raw = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = raw[raw.rindex(")") + 2 :].split()
-        if int(fields[2]) == pgid:
-            total += (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
-    return total
+    return sum(proc.cpu_s * 1000 for proc in benv.proc_stats() if proc.pgrp == pgid)
 
 
 def children(pid: int) -> list[int]:
-    out = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            raw = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        if int(raw[raw.rindex(")") + 2 :].split()[1]) == pid:
-            out.append(int(entry))
-    return sorted(out)
+    return sorted(proc.pid for proc in benv.proc_stats() if proc.ppid == pid)
 
 
 def memory_mb(pid: int) -> dict:
@@ -149,21 +127,6 @@ class Bodies:
 
 
 # --- setup -------------------------------------------------------------------------------------------------
-def customer_order() -> tuple[object, str]:
-    from orders.models import Order
-
-    order = (
-        Order.objects.filter(customer__user__isnull=False, status__in=[Order.Status.PAID, Order.Status.PREPARING])
-        .exclude(customer__customer_id__regex=r"^S[0-9]{8}$")
-        .select_related("customer__user")
-        .order_by("order_id")
-        .first()
-    )
-    if order is None:
-        raise RuntimeError("no unshipped demo order")
-    return order.customer.user, order.order_id
-
-
 def reviewer():
     """A staff account allowed to send drafts (created once in the benchmark database)."""
     from django.contrib.auth import get_user_model

@@ -64,3 +64,19 @@ def small_dataset_ensure(*, fresh: bool, log=print) -> dict:
 
 def big_dataset_ensure(*, log=print) -> dict:
     return dataset_ensure(schema=None, target=BIG, knowledge=True, log=log)
+
+
+def customer_order() -> tuple[object, str]:
+    """A demo customer who can sign in, and their first order that has not shipped yet (its address may change)."""
+    from orders.models import Order
+
+    order = (
+        Order.objects.filter(customer__user__isnull=False, status__in=[Order.Status.PAID, Order.Status.PREPARING])
+        .exclude(customer__customer_id__regex=r"^S[0-9]{8}$")
+        .select_related("customer__user")
+        .order_by("order_id")
+        .first()
+    )
+    if order is None:
+        raise RuntimeError("no unshipped demo order")
+    return order.customer.user, order.order_id

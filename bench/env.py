@@ -6,14 +6,15 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+
+from chaos.processes import Proc, free_port
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -149,39 +150,6 @@ def python_module(module: str, *args: str, schema: str | None = None, timeout: f
 
 
 # --- subprocesses ---------------------------------------------------------------------------------
-@dataclass
-class Proc:
-    name: str
-    popen: subprocess.Popen
-    log_path: Path
-    info: dict = field(default_factory=dict)
-
-    def alive(self) -> bool:
-        return self.popen.poll() is None
-
-    def tail(self, lines: int = 40) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
-        except OSError:
-            return "(no log)"
-
-    def stop(self, timeout: float = 15) -> None:
-        if self.popen.poll() is not None:
-            return
-        try:
-            os.killpg(self.popen.pid, signal.SIGTERM)  # its own process group: only what we started
-        except ProcessLookupError:
-            return
-        try:
-            self.popen.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(self.popen.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.popen.wait(timeout=timeout)
-
-
 def _spawn(name: str, command: list[str], env: dict[str, str]) -> Proc:
     LOG_DIR.mkdir(parents=True, exist_ok=True)
     log_path = LOG_DIR / f"{name}.log"
@@ -189,7 +157,7 @@ def _spawn(name: str, command: list[str], env: dict[str, str]) -> Proc:
         popen = subprocess.Popen(
             command, cwd=BASE_DIR, env=env, stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True
         )
-    return Proc(name, popen, log_path)
+    return Proc(name, popen, log_path, tail_lines=40, stop_timeout_s=15)
 
 
 def worker_start(*, name: str, model_url: str, sequential: bool, pool: str, concurrency: int) -> Proc:
@@ -226,12 +194,6 @@ def celery_worker_spawn(
         if time.monotonic() > deadline:
             proc.stop()
             raise RuntimeError(f"worker {name} did not answer ping:\n{proc.tail()}")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def gunicorn_start(
@@ -314,9 +276,33 @@ def machine() -> dict:
     }
 
 
-def _proc_stats() -> list[tuple[int, str, int, float]]:
-    """(pid, comm, pgrp, cpu seconds) of every readable process."""
-    tick = os.sysconf("SC_CLK_TCK")
+@dataclass(frozen=True)
+class ProcStat:
+    """One process as /proc/PID/stat shows it: its parent, its process group, its CPU seconds so far."""
+
+    pid: int
+    comm: str
+    ppid: int
+    pgrp: int
+    cpu_s: float
+
+
+def proc_stat(pid: int, raw: str) -> ProcStat:
+    """Read one /proc/PID/stat line. The command name is in parentheses and may hold spaces, so the fields are
+    counted after its closing one: state, ppid, pgrp, ...; utime and stime are fields 14 and 15 of the full line
+    (11 and 12 here)."""
+    fields = raw[raw.rindex(")") + 2 :].split()
+    return ProcStat(
+        pid=pid,
+        comm=raw[raw.index("(") + 1 : raw.rindex(")")],
+        ppid=int(fields[1]),
+        pgrp=int(fields[2]),
+        cpu_s=(int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"),
+    )
+
+
+def proc_stats() -> list[ProcStat]:
+    """Every readable process (one that exits while being read is left out)."""
     out = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -325,23 +311,20 @@ def _proc_stats() -> list[tuple[int, str, int, float]]:
             raw = Path(f"/proc/{entry}/stat").read_text()
         except OSError:
             continue
-        comm = raw[raw.index("(") + 1 : raw.rindex(")")]
-        fields = raw[raw.rindex(")") + 2 :].split()
-        # fields[0] is state; utime and stime are fields 14 and 15 of the full line (11, 12 here).
-        out.append((int(entry), comm, int(fields[2]), (int(fields[11]) + int(fields[12])) / tick))
+        out.append(proc_stat(int(entry), raw))
     return out
 
 
 def cpu_by_component(worker_pgids: Collection[int] = ()) -> dict[str, float]:
     """CPU seconds so far: the workers' process groups, PostgreSQL backends, Redis, this process, all CPUs."""
     worker = postgres = redis_s = 0.0
-    for _pid, comm, pgrp, seconds in _proc_stats():
-        if pgrp in worker_pgids:
-            worker += seconds
-        elif comm.startswith("postgres"):
-            postgres += seconds
-        elif comm.startswith("redis-server"):
-            redis_s += seconds
+    for proc in proc_stats():
+        if proc.pgrp in worker_pgids:
+            worker += proc.cpu_s
+        elif proc.comm.startswith("postgres"):
+            postgres += proc.cpu_s
+        elif proc.comm.startswith("redis-server"):
+            redis_s += proc.cpu_s
     t = os.times()
     busy, _total = cpu_times()
     return {

@@ -1,5 +1,5 @@
-"""The first chat escalation after a server start (issue 13): how long the customer waits, and how much of
-that is our own time (everything but the model's).
+"""The first chat escalation after a server start: how long the customer waits, and how much of that is our
+own time (everything but the model's).
 
 Embedded mode as a demo runs it: SQLite, no Redis (Celery eager), `manage.py runserver --noreload`, the demo
 shop and knowledge. The model is `llm.testing.ScriptedModelServer` in this process answering with
@@ -7,7 +7,7 @@ shop and knowledge. The model is `llm.testing.ScriptedModelServer` in this proce
 subtracted ("our own time"). Two starts of the same copy of the database:
 
 - before: CS_OUTBOX_BACKGROUND=0 and CS_WARM_UP_ON_START=0 — the draft pipeline runs inside the chat request
-  and the Korean analyser and the index load on first use (the behaviour issue 13 reported);
+  and the Korean analyser and the index load on first use (the slow first escalation the `after` start removes);
 - after: the defaults — the pipeline is dispatched to a background thread after the response, and the
   analyser and index load while the server starts (measured after its `drafts.warm_up_done` log line).
 
@@ -21,7 +21,6 @@ import http.client
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -29,6 +28,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+from chaos.processes import free_port
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -55,12 +56,6 @@ class TimedModel:
     def between(self, start: float, end: float) -> float:
         with self._lock:
             return sum(seconds for at, seconds in self.spent if start <= at <= end)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _request(port: int, method: str, path: str, body: dict | None = None, token: str = "") -> tuple[int, dict]:
@@ -100,7 +95,7 @@ def _prepare(template: Path, model_url: str) -> None:
 
 
 def _start(db: Path, model_url: str, log_path: Path, **extra: str) -> tuple[subprocess.Popen, int]:
-    port = _free_port()
+    port = free_port()
     log = log_path.open("w")
     proc = subprocess.Popen(
         [PY, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],

@@ -50,7 +50,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench.env import proc_stats
 from bench.report import percentile
+from chaos.processes import free_port
+from testsupport.browser import CHROMIUM, CHROMIUM_ARGS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -59,15 +62,6 @@ PG_DB = "cs_bench_live"
 PG_URL = f"postgres://postgres@127.0.0.1:5432/{PG_DB}"
 PASSWORD = "demo1234"
 SEEN_TIMEOUT_S = 15.0
-CHROMIUM = os.environ.get("CS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 
 
 class BenchInvalid(RuntimeError):
@@ -138,12 +132,6 @@ def _prepare(database_url: str, env: dict[str, str]) -> None:
             raise BenchInvalid(f"preparing {database_url} failed: {out.stderr[-2000:]}")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @dataclass
 class Server:
     label: str
@@ -168,7 +156,7 @@ class Server:
 
 
 def _start(worker_class: str, workers: int, threads: int, env: dict[str, str], workdir: Path) -> Server:
-    port = _free_port()
+    port = free_port()
     label = f"gunicorn -k {worker_class} -w {workers}" + (f" --threads {threads}" if worker_class == "gthread" else "")
     command = [
         PY, "-m", "gunicorn", "bench.live_wsgi:application", "-b", f"127.0.0.1:{port}",
@@ -399,27 +387,17 @@ class Watcher:
 # --- measuring ------------------------------------------------------------------------------------------
 def _proc_cpu_s(pgid: int, db_name: str | None) -> tuple[float, float]:
     """CPU seconds so far of the server's process group, and of PostgreSQL backends serving `db_name`."""
-    tick = os.sysconf("SC_CLK_TCK")
     server = postgres = 0.0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            raw = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        comm = raw[raw.index("(") + 1 : raw.rindex(")")]
-        fields = raw[raw.rindex(")") + 2 :].split()
-        seconds = (int(fields[11]) + int(fields[12])) / tick
-        if int(fields[2]) == pgid:
-            server += seconds
-        elif db_name and comm.startswith("postgres"):
+    for proc in proc_stats():
+        if proc.pgrp == pgid:
+            server += proc.cpu_s
+        elif db_name and proc.comm.startswith("postgres"):
             try:
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().decode(errors="replace")
+                cmdline = Path(f"/proc/{proc.pid}/cmdline").read_bytes().decode(errors="replace")
             except OSError:
                 continue
             if f" {db_name} " in cmdline.replace("\0", " "):
-                postgres += seconds
+                postgres += proc.cpu_s
     return server, postgres
 
 
@@ -461,6 +439,16 @@ def _summary(values: list[float]) -> dict:
     }
 
 
+def _inquiry_post(port: int, token: str, subject: str) -> tuple[int, dict]:
+    """A customer's new delivery inquiry through the API: (HTTP status, body)."""
+    return _post_json(
+        port,
+        "/api/tickets/",
+        {"category": "DELIVERY", "subject": subject, "body": "언제 와요?"},
+        {"Authorization": f"Token {token}"},
+    )
+
+
 def _delays(
     port: int, token: str, watcher: Watcher, samples: int, interval_s: float, errors: Errors
 ) -> tuple[list[float], list[float]]:
@@ -469,12 +457,7 @@ def _delays(
     for n in range(samples):
         time.sleep(random.uniform(0, interval_s))  # a random moment within the lists' cycle
         started = time.monotonic()
-        status, body = _post_json(
-            port,
-            "/api/tickets/",
-            {"category": "DELIVERY", "subject": f"벤치 문의 {n}", "body": "언제 와요?"},
-            {"Authorization": f"Token {token}"},
-        )
+        status, body = _inquiry_post(port, token, f"벤치 문의 {n}")
         api.append((time.monotonic() - started) * 1000)
         if status != 201:
             errors.add(f"inquiry: HTTP {status}")
@@ -510,12 +493,7 @@ def _browser_delays(port: int, token: str, samples: int, interval_s: float, erro
             for n in range(samples):
                 page.wait_for_timeout(random.uniform(0, interval_s) * 1000)
                 started = time.monotonic()
-                status, body = _post_json(
-                    port,
-                    "/api/tickets/",
-                    {"category": "DELIVERY", "subject": f"브라우저 문의 {n}", "body": "언제 와요?"},
-                    {"Authorization": f"Token {token}"},
-                )
+                status, body = _inquiry_post(port, token, f"브라우저 문의 {n}")
                 if status != 201:
                     errors.add(f"inquiry: HTTP {status}")
                     continue

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import env as benv
+from chaos.processes import Proc
 
 PARTS = ("scale", "draft", "throughput", "chat", "cpu")
 RESULTS = benv.BASE_DIR / "bench" / "results" / "latest.json"
@@ -123,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         results["before"] = {k: before[k] for k in ("cpu", "chat", "draft", "meta") if k in before}
     elif "before" in previous:
         results["before"] = previous["before"]
-    procs: list[benv.Proc] = []
+    procs: list[Proc] = []
     slow_model = TimedModel()
     fast_model = TimedModel()
     slow = ScriptedModelServer(handler=slow_model, latency_s=L / 1000).start()

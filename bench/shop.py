@@ -69,7 +69,7 @@ def _lines(tag: str, prefix: str, phase: int, orders: int) -> tuple[list[str], l
 def _import(integration, lines: list[str], orders: int, *, by_line: bool) -> dict:
     from common.actors import Actor
     from common.errors import DomainError
-    from integration.services import IMPORT_CHUNK_SIZE, shop_import_batch, shop_import_line
+    from integration.services.imports import IMPORT_CHUNK_SIZE, shop_import_batch, shop_import_line
 
     actor = Actor.system("bench")
     errors = 0
@@ -209,7 +209,7 @@ def _cleanup(integration, tag: str) -> float:
 
     from common.models import OutboxMessage
     from integration.models import ShopEvent, SyncRecord
-    from integration.services import WEBHOOK_TOPIC
+    from integration.services.webhooks import WEBHOOK_TOPIC
     from orders.models import Customer, Order, Product
 
     started = time.perf_counter()
@@ -238,7 +238,7 @@ def run(
     from django.test.utils import override_settings
 
     from common.actors import Actor
-    from integration.services import integration_create
+    from integration.services.integrations import integration_create
     from integration.simulator import ShopSimulator
 
     load_before = os.getloadavg()

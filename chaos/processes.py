@@ -33,6 +33,8 @@ class Proc:
     popen: subprocess.Popen
     log_path: Path
     info: dict = field(default_factory=dict)
+    tail_lines: int = 30  # how much of its log `tail()` quotes
+    stop_timeout_s: float = 10  # how long `stop()` waits after SIGTERM before SIGKILL
 
     @property
     def pid(self) -> int:
@@ -41,11 +43,12 @@ class Proc:
     def alive(self) -> bool:
         return self.popen.poll() is None
 
-    def tail(self, lines: int = 30) -> str:
+    def tail(self, lines: int | None = None) -> str:
         try:
-            return "\n".join(self.log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             return "(no log)"
+        return "\n".join(text.splitlines()[-(lines or self.tail_lines) :])
 
     def kill(self) -> None:
         """SIGKILL to the whole process group (the worker and its pool children, or beat)."""
@@ -58,7 +61,8 @@ class Proc:
         except subprocess.TimeoutExpired:
             pass
 
-    def stop(self, timeout: float = 10) -> None:
+    def stop(self, timeout: float | None = None) -> None:
+        """SIGTERM to its process group (only what was started here), then SIGKILL after `timeout` seconds."""
         if self.popen.poll() is not None:
             return
         try:
@@ -66,7 +70,7 @@ class Proc:
         except ProcessLookupError:
             return
         try:
-            self.popen.wait(timeout=timeout)
+            self.popen.wait(timeout=self.stop_timeout_s if timeout is None else timeout)
         except subprocess.TimeoutExpired:
             self.kill()
 

@@ -147,7 +147,8 @@ def stack_env(timings: Timings, *, database_url: str, redis_url: str, model_url:
         "CS_AI_LEASE_S": str(timings.lease_s),
         "CELERY_VISIBILITY_TIMEOUT_S": str(timings.visibility_s),
         "CELERY_RESTORE_INTERVAL_S": "2",
-        # The self-healing settings (issue 11): the draft task's time limits and the periodic sweep.
+        # The self-healing settings, short so a scenario heals within the run: the draft task's time limits and the
+        # periodic sweep.
         "CS_AI_TASK_SOFT_TIME_LIMIT_S": str(timings.task_soft_time_limit_s),
         "CS_AI_TASK_TIME_LIMIT_S": str(timings.task_time_limit_s),
         "CS_SWEEP_INTERVAL_S": str(timings.sweep_interval_s),

@@ -14,9 +14,9 @@ legal, a takeover, a deletion; the pipeline must raise a hard blocker).
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
+
+from evals.schema import golden_files_write
 
 CASES_DIR = Path(__file__).resolve().parent / "drafts"
 
@@ -680,17 +680,7 @@ case(
 
 
 def main() -> int:
-    ids = [c["id"] for c in CASES]
-    if len(set(ids)) != len(ids):
-        print("duplicate case ids", file=sys.stderr)
-        return 1
-    CASES_DIR.mkdir(parents=True, exist_ok=True)
-    for row in CASES:
-        (CASES_DIR / f"{row['id']}.json").write_text(
-            json.dumps(row, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-        )
-    print(f"wrote {len(CASES)} draft cases to {CASES_DIR}")
-    return 0
+    return golden_files_write(CASES, CASES_DIR, noun="draft case")
 
 
 if __name__ == "__main__":

@@ -15,11 +15,9 @@ answers). Tickets name the queue that can solve them and, when the customer name
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
-from evals.schema import REFUND_DONE_PATTERN
+from evals.schema import REFUND_DONE_PATTERN, golden_files_write
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
 
@@ -1498,18 +1496,7 @@ task(
 
 
 def main() -> int:
-    ids = [t["id"] for t in TASKS]
-    duplicates = {i for i in ids if ids.count(i) > 1}
-    if duplicates:
-        print(f"duplicate task ids: {sorted(duplicates)}", file=sys.stderr)
-        return 1
-    TASKS_DIR.mkdir(parents=True, exist_ok=True)
-    for row in TASKS:
-        (TASKS_DIR / f"{row['id']}.json").write_text(
-            json.dumps(row, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-        )
-    print(f"wrote {len(TASKS)} tasks to {TASKS_DIR}")
-    return 0
+    return golden_files_write(TASKS, TASKS_DIR, noun="task")
 
 
 if __name__ == "__main__":

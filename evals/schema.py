@@ -9,6 +9,8 @@ agent must communicate, natural-language assertions for a judge). Values are the
 from __future__ import annotations
 
 import fnmatch
+import json
+import sys
 from pathlib import Path
 from typing import Literal
 
@@ -227,3 +229,20 @@ def task_list(selector: str | None = None, *, directory: Path = TASKS_DIR) -> li
             if hit:
                 picked[task.id] = task
     return [t for t in tasks if t.id in picked]
+
+
+def golden_files_write(rows: list[dict], directory: Path, *, noun: str) -> int:
+    """Write each row to <directory>/<id>.json, the committed golden files the build scripts generate. Duplicate
+    ids write nothing and return 1 (the scripts' exit status); else 0."""
+    ids = [row["id"] for row in rows]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        print(f"duplicate {noun} ids: {duplicates}", file=sys.stderr)
+        return 1
+    directory.mkdir(parents=True, exist_ok=True)
+    for row in rows:
+        (directory / f"{row['id']}.json").write_text(
+            json.dumps(row, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+        )
+    print(f"wrote {len(rows)} {noun}s to {directory}")
+    return 0

@@ -36,7 +36,8 @@ from evals.runner import fixture_baseline, suite_run
 from evals.schema import TASKS_DIR, task_list
 from fixtures.demo import demo_knowledge_seed, demo_seed
 from integration.errors import InvalidInput
-from integration.services import integration_create, shop_import_batch
+from integration.services.imports import shop_import_batch
+from integration.services.integrations import integration_create
 from llm.client import OFFLINE_MODEL, clear_client_cache, is_offline
 from orders.services import demo_accounts_ensure, shop_fixture_load, shop_fixture_read
 

@@ -9,19 +9,14 @@ from common.display import code_html, labelled
 from common.events import EVENT_TYPE_LABELS
 from common.models import OutboxMessage
 from integration.models import Integration, ShopEvent
-from integration.services import (
-    INTEGRATION_PAUSED,
-    WEBHOOK_TOPIC,
-    integration_update,
-    integration_webhook_url_problem,
-    webhook_replay,
-)
+from integration.services.integrations import integration_update, integration_webhook_url_problem
+from integration.services.webhooks import INTEGRATION_PAUSED, WEBHOOK_TOPIC, webhook_replay
 
 EDITABLE = ("webhook_url", "scopes", "allowed_origins", "active")
 
 
 def delivery_error_words(code: str) -> str:
-    """A delivery's last error (integration.services.webhook_attempt) as an operator reads it."""
+    """A delivery's last error (integration.services.webhooks.webhook_attempt) as an operator reads it."""
     if code == "target_forbidden":
         return "내부·사설 주소라 보내지 않음"
     if code == INTEGRATION_PAUSED:

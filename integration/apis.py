@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import re
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_serializer,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny
@@ -16,10 +22,10 @@ from common.apis import FieldConflict
 from common.events import EVENT_TYPE_LABELS
 from common.fields import AmountField, StrictBooleanField, StrictCharField, StrictIntegerField, StrictRegexField
 from common.numbering import number_pattern
-from integration import services
 from integration.authentication import IntegrationKeyAuthentication, IsIntegration
 from integration.errors import InvalidInput, MissingReference
 from integration.schemas import CUSTOMER_ID_RE, ORDER_ID_RE, PRODUCT_ID_RE, CustomerIn, OrderIn, ProductIn, UpsertResult
+from integration.services import access, results, sessions, sync, webhooks
 
 TAG = ["integration"]
 
@@ -35,15 +41,16 @@ def _id_parameter(name: str, pattern: re.Pattern) -> OpenApiParameter:
     return OpenApiParameter(name, str, OpenApiParameter.PATH, pattern=f"^{pattern.pattern}$")
 
 
+# PUT one object of `kind`, named by `<kind>_id` in the path (no docstring: it would become the operations' text).
 class _UpsertApi(_IntegrationApi):
     kind = ""
 
-    def _put(self, request, external_id: str):
+    def put(self, request, **path_ids: str):
         try:
-            result = services.shop_upsert(
+            result = sync.shop_upsert(
                 integration=request.integration,
                 kind=self.kind,
-                external_id=external_id,
+                external_id=path_ids[f"{self.kind}_id"],
                 data=request.data if isinstance(request.data, dict) else {},
                 actor=Actor.system(f"shop:{request.integration.name}"),
             )
@@ -57,46 +64,32 @@ class _UpsertApi(_IntegrationApi):
         return Response(body, status=status.HTTP_200_OK)
 
 
+def _upsert_schema(kind: str, body: type[serializers.Serializer], summary: str, id_pattern: re.Pattern):
+    """The OpenAPI description of one kind's upsert: its body, its id in the path."""
+    return extend_schema_view(
+        put=extend_schema(
+            tags=TAG,
+            request=body,
+            responses={200: UpsertResult},
+            summary=summary,
+            parameters=[_id_parameter(f"{kind}_id", id_pattern)],
+        )
+    )
+
+
+@_upsert_schema("customer", CustomerIn, "고객 업서트(버전)", CUSTOMER_ID_RE)
 class CustomerUpsertApi(_UpsertApi):
     kind = "customer"
 
-    @extend_schema(
-        tags=TAG,
-        request=CustomerIn,
-        responses={200: UpsertResult},
-        summary="고객 업서트(버전)",
-        parameters=[_id_parameter("customer_id", CUSTOMER_ID_RE)],
-    )
-    def put(self, request, customer_id: str):
-        return self._put(request, customer_id)
 
-
+@_upsert_schema("product", ProductIn, "상품 업서트(버전)", PRODUCT_ID_RE)
 class ProductUpsertApi(_UpsertApi):
     kind = "product"
 
-    @extend_schema(
-        tags=TAG,
-        request=ProductIn,
-        responses={200: UpsertResult},
-        summary="상품 업서트(버전)",
-        parameters=[_id_parameter("product_id", PRODUCT_ID_RE)],
-    )
-    def put(self, request, product_id: str):
-        return self._put(request, product_id)
 
-
+@_upsert_schema("order", OrderIn, "주문 업서트(버전)", ORDER_ID_RE)
 class OrderUpsertApi(_UpsertApi):
     kind = "order"
-
-    @extend_schema(
-        tags=TAG,
-        request=OrderIn,
-        responses={200: UpsertResult},
-        summary="주문 업서트(버전)",
-        parameters=[_id_parameter("order_id", ORDER_ID_RE)],
-    )
-    def put(self, request, order_id: str):
-        return self._put(request, order_id)
 
 
 @extend_schema_serializer(component_name="IntegrationEventData")
@@ -163,7 +156,7 @@ class EventListApi(_IntegrationApi):
             limit = max(1, min(500, int(request.query_params.get("limit", 100))))
         except ValueError:
             raise ValidationError({"limit": ["정수여야 합니다."]}) from None
-        events = services.event_list(
+        events = webhooks.event_list(
             integration=request.integration, after=request.query_params.get("after") or None, limit=limit
         )
         return Response({"events": self.OutputSerializer(events, many=True).data})
@@ -212,7 +205,7 @@ class ActionResultApi(_IntegrationApi):
     def post(self, request, action_id: str):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        record, changed = services.action_result_report(
+        record, changed = results.action_result_report(
             integration=request.integration, action_id=action_id, **data.validated_data
         )
         return Response({**self.OutputSerializer(record).data, "changed": changed})
@@ -237,13 +230,13 @@ class ShopSessionApi(APIView):
         response = super().finalize_response(request, response, *args, **kwargs)
         origin = request.headers.get("Origin", "")
         if request.method == "OPTIONS":
-            if origin and services.origin_allowed_anywhere(origin):
+            if origin and access.origin_allowed_anywhere(origin):
                 response["Access-Control-Allow-Origin"] = origin
                 response["Access-Control-Allow-Methods"] = "POST"
                 response["Access-Control-Allow-Headers"] = "Content-Type"
                 response["Access-Control-Max-Age"] = "600"
         elif origin and isinstance(request.data, dict) and request.data.get("integration"):
-            if services.origin_allowed_for(request.data["integration"], origin):
+            if access.origin_allowed_for(request.data["integration"], origin):
                 response["Access-Control-Allow-Origin"] = origin
         response["Vary"] = "Origin"
         return response
@@ -261,7 +254,7 @@ class ShopSessionApi(APIView):
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        _, key = services.shop_session_open(
+        _, key = sessions.shop_session_open(
             integration_name=data.validated_data["integration"],
             customer_id=data.validated_data["customer_id"],
             expires_at=data.validated_data["expires_at"],

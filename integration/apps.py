@@ -13,16 +13,14 @@ class IntegrationConfig(AppConfig):
         from common.events import SHOP_EVENT_TOPIC
         from common.outbox import outbox_register
         from integration import schema  # noqa: F401  (the Bearer scheme in the OpenAPI document)
-        from integration.services import (
+        from integration.services.results import order_executor
+        from integration.services.sessions import (
             SHOP_PAUSED_CODE,
             SHOP_PAUSED_MESSAGE,
             TOKEN_ISSUER,
-            WEBHOOK_TOPIC,
-            customer_shop_notifies,
             integration_vouches,
-            order_executor,
-            shop_event_route,
         )
+        from integration.services.webhooks import WEBHOOK_TOPIC, customer_shop_notifies, shop_event_route
         from integration.tasks import webhook_deliver_handler
         from tickets.hooks import shop_notifies_register
 

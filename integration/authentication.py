@@ -4,7 +4,7 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.permissions import BasePermission
 
-from integration.services import integration_by_api_key
+from integration.services.access import integration_by_api_key
 
 
 class IntegrationPrincipal:

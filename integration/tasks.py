@@ -4,7 +4,7 @@ from celery import shared_task
 from celery.result import EagerResult
 
 from common.outbox import OutboxMessage
-from integration.services import webhook_attempt
+from integration.services.webhooks import webhook_attempt
 
 
 @shared_task(

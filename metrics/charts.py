@@ -358,7 +358,7 @@ def dashboard_charts(metrics: dict[str, Any]) -> dict[str, str]:
             labels=[row["label"] for row in chat["by_tool"]],
             series=[
                 Series("성공", [row["ok"] for row in chat["by_tool"]], "#2563eb"),
-                # The reason question refuses nothing: its own series, not part of 거절 (issue 13).
+                # The reason question refuses nothing: its own series, not part of 거절 (that would inflate refusals).
                 Series("사유 확인 질문", [row["clarified"] for row in chat["by_tool"]], "#64748b"),
                 Series("거절", [row["refused"] for row in chat["by_tool"]], "#f59e0b"),
             ],

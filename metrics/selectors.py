@@ -79,7 +79,7 @@ class _Tally:
     tool_ok: Counter = field(default_factory=Counter)
     refusals: Counter = field(default_factory=Counter)  # (tool, error, reason) -> count
     # The reason question (단순변심/상품하자/오배송?) is a tool answer with ok=False, but it refuses nothing:
-    # counted apart from refusals (issue 13).
+    # counted apart from refusals, so the refusal rate does not count a question the agent asked.
     clarifications: Counter = field(default_factory=Counter)  # tool -> count
     escalations: Counter = field(default_factory=Counter)  # source -> count
     tickets: int = 0

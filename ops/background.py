@@ -17,6 +17,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
+from typing import Generic, TypeVar
 
 from django.conf import settings
 from django.db import connections
@@ -24,6 +25,8 @@ from django.db import connections
 from common.outbox import outbox_runner_set
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 class BackgroundRunner:
@@ -58,27 +61,50 @@ class BackgroundRunner:
         self.thread.join(timeout=30)
 
 
-_runner: BackgroundRunner | None = None
-_lock = threading.Lock()
+class ProcessOnce(Generic[T]):
+    """One thing per process, made on first need and stopped on demand: `request_started` receivers run in many
+    threads at once, so the check is made again under a lock."""
+
+    def __init__(self) -> None:
+        self.value: T | None = None
+        self._lock = threading.Lock()
+
+    def ensure(self, make: Callable[[], T], *, wanted: bool) -> T | None:
+        """The thing, made by `make` if `wanted` and none exists yet."""
+        if self.value is not None or not wanted:
+            return self.value
+        with self._lock:
+            if self.value is None:
+                self.value = make()
+        return self.value
+
+    def stop(self, stop: Callable[[T], None]) -> None:
+        with self._lock:
+            if self.value is not None:
+                stop(self.value)
+                self.value = None
+
+
+_runner: ProcessOnce[BackgroundRunner] = ProcessOnce()
+
+
+def _runner_start() -> BackgroundRunner:
+    runner = BackgroundRunner().start()
+    outbox_runner_set(runner)
+    log.info("background.embedded_started")
+    return runner
+
+
+def _runner_stop(runner: BackgroundRunner) -> None:
+    outbox_runner_set(None)
+    runner.stop()
 
 
 def embedded_background_ensure(**_kwargs) -> BackgroundRunner | None:
     """Install this process's background runner once, in embedded mode only (a `request_started` receiver)."""
-    global _runner
-    if _runner is not None or getattr(settings, "REDIS_URL", None) or not settings.CS_OUTBOX_BACKGROUND:
-        return _runner
-    with _lock:
-        if _runner is None:
-            _runner = BackgroundRunner().start()
-            outbox_runner_set(_runner)
-            log.info("background.embedded_started")
-    return _runner
+    wanted = not getattr(settings, "REDIS_URL", None) and settings.CS_OUTBOX_BACKGROUND
+    return _runner.ensure(_runner_start, wanted=wanted)
 
 
 def embedded_background_stop() -> None:
-    global _runner
-    with _lock:
-        if _runner is not None:
-            outbox_runner_set(None)
-            _runner.stop()
-            _runner = None
+    _runner.stop(_runner_stop)

@@ -21,7 +21,8 @@ from django.db import connections
 
 from common.outbox import outbox_purge, outbox_sweep
 from drafts.services import drafts_sweep
-from integration.services import webhooks_release_held
+from integration.services.webhooks import webhooks_release_held
+from ops.background import ProcessOnce
 from retention.services import retention_sweep_part
 from tickets.services import tickets_auto_close
 
@@ -85,25 +86,20 @@ class EmbeddedSweeper:
         self.thread.join(timeout=30)
 
 
-_sweeper: EmbeddedSweeper | None = None
-_sweeper_lock = threading.Lock()
+_sweeper: ProcessOnce[EmbeddedSweeper] = ProcessOnce()
+
+
+def _sweeper_start() -> EmbeddedSweeper:
+    sweeper = EmbeddedSweeper(float(settings.CS_SWEEP_INTERVAL_S)).start()
+    log.info("sweep.embedded_started interval_s=%s", settings.CS_SWEEP_INTERVAL_S)
+    return sweeper
 
 
 def embedded_sweeper_ensure(**_kwargs) -> EmbeddedSweeper | None:
     """Start this process's sweeper thread once, in embedded mode only (a `request_started` receiver)."""
-    global _sweeper
-    if _sweeper is not None or getattr(settings, "REDIS_URL", None) or not settings.CS_SWEEP_EMBEDDED:
-        return _sweeper
-    with _sweeper_lock:
-        if _sweeper is None:
-            _sweeper = EmbeddedSweeper(float(settings.CS_SWEEP_INTERVAL_S)).start()
-            log.info("sweep.embedded_started interval_s=%s", settings.CS_SWEEP_INTERVAL_S)
-    return _sweeper
+    wanted = not getattr(settings, "REDIS_URL", None) and settings.CS_SWEEP_EMBEDDED
+    return _sweeper.ensure(_sweeper_start, wanted=wanted)
 
 
 def embedded_sweeper_stop() -> None:
-    global _sweeper
-    with _sweeper_lock:
-        if _sweeper is not None:
-            _sweeper.stop()
-            _sweeper = None
+    _sweeper.stop(EmbeddedSweeper.stop)

@@ -1,4 +1,4 @@
-"""The fault suite with short timings (issue 11, acceptance 1), in the PostgreSQL pass of `make test`.
+"""The fault suite with short timings, in the PostgreSQL pass of `make test`.
 
 The same scenarios and invariants as `make chaos` (chaos/suite.py), on the pytest-django test database:
 gunicorn on production settings, a Celery worker with beat, the suite's own Redis process, PostgreSQL behind a

@@ -1,4 +1,4 @@
-"""Degrade, don't fall over (issue 11): outages of Redis, the broker and the database answer JSON, never HTML.
+"""Degrade, don't fall over: outages of Redis, the broker and the database answer JSON, never HTML.
 
 Every fault here is real: a Redis process of the test's own that is killed, a port nothing listens on, a
 TCP proxy in front of PostgreSQL that is cut. Only the model is scripted.
@@ -100,7 +100,7 @@ def test_chat_answers_while_cache_and_broker_are_down(c003_api, offline_model, s
     assert ChatMessage.objects.filter(role="customer", content="상담원 연결해 주세요").count() == 1
 
 
-# --- acceptance 3: a real Redis, killed during the test ----------------------------------------------
+# --- a real Redis, killed during the test ----------------------------------------------------------
 @pytest.mark.redis
 @pytest.mark.django_db(transaction=True)
 def test_redis_outage_keeps_chat_and_tickets_answering_json(

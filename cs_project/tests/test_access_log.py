@@ -11,6 +11,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from accounts.services import token_issue
+from cs_project.tests.helpers import customer_inquiry
 from drafts.models import Draft
 from orders.models import Customer, Order
 from privacy.models import AccessLogAppendOnly, AccessRecord
@@ -20,17 +21,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def world(shop_knowledge, offline_model):
-    from tickets.services import ticket_create
 
     c005 = Customer.objects.select_related("user").get(pk="C005")
-    ticket = ticket_create(
-        customer=c005,
-        category="오류",
-        subject="결제 오류",
-        body="결제하면 오류가 나요.",
-        source="API",
-        author=c005.user,
-    )
+    ticket = customer_inquiry(c005)
     draft = Draft.objects.get(ticket=ticket, status="GENERATED")
     users = get_user_model().objects
     return {

@@ -23,8 +23,7 @@ from common.numbering import parse_number
 from drafts.models import Draft
 from integration.models import ShopEvent
 from integration.policy import session_signature
-from integration.simulator import ShopSimulator
-from integration.tests.factories import CUSTOMER_ID, ORDER_ID, make_integration, seed_shop
+from integration.tests.factories import CUSTOMER_ID, ORDER_ID, shop_connected
 from orders.models import Customer
 from tickets.models import Ticket, TicketMessage, TicketRating
 from tickets.notices import REPLY_NOTICE_TOPIC
@@ -222,14 +221,8 @@ def test_a_rejection_appears_in_the_conversation_that_asked(c003_api, operator_u
 def connected(shop, settings):
     """A shop with a webhook at a live loopback receiver, its data imported (customer S900 with an e-mail)."""
     settings.CS_OUTBOX_BACKOFF_BASE_S = 10
-    simulator = ShopSimulator(signing_secret="")
-    simulator.start()
-    issued = make_integration(webhook_url=simulator.url)
-    simulator.signing_secret = issued.signing_secret
-    simulator.api_key = issued.api_key
-    seed_shop(issued)
-    yield issued, simulator
-    simulator.stop()
+    with shop_connected() as connected:
+        yield connected
 
 
 def _shop_customer_api(issued) -> APIClient:

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from accounts.services import token_issue
+from cs_project.tests.helpers import customer_inquiry
 
 pytestmark = pytest.mark.django_db
 
@@ -139,17 +140,9 @@ def path_values(name: str) -> st.SearchStrategy[str]:
 def clients(shop_knowledge, offline_model, operator_user):
     from fixtures.demo import demo_seed  # noqa: F401  (shop_knowledge seeded the shop)
     from orders.models import Customer
-    from tickets.services import ticket_create
 
     customer = Customer.objects.select_related("user").get(pk="C003")
-    ticket_create(
-        customer=customer,
-        category="오류",
-        subject="결제 오류",
-        body="결제 오류가 나요.",
-        source="API",
-        author=customer.user,
-    )  # fmt: skip  (with its draft, so draft endpoints reach their services)
+    customer_inquiry(customer, body="결제 오류가 나요.")  # with its draft, so draft endpoints reach their services
     out = {"anonymous": APIClient()}
     for role, user in (("customer", customer.user), ("staff", operator_user)):
         client = APIClient()

@@ -29,12 +29,12 @@ from rest_framework.test import APIClient
 from actions.models import ActionRecord
 from actions.selectors import money_claims_unsupported
 from chat.models import ChatMessage
+from cs_project.tests.helpers import customer_inquiry
 from drafts.models import Draft
 from llm.offline import respond, structured_name
 from llm.testing import text_message, tool_calls_message
 from orders.models import Order
 from tickets.models import Ticket
-from tickets.services import ticket_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -82,15 +82,8 @@ def _chat(c003, scripted_model, text: str, context: list[str]) -> bool:
 
 
 def _ticket(c003, context: list[str]) -> Ticket:
-    return ticket_create(
-        customer=c003,
-        category="교환/반품",
-        subject="문의",
-        body="확인 부탁드립니다.",
-        source="API",
-        author=c003.user,
-        order=Order.objects.get(pk=context[0]) if context else None,
-    )
+    order = Order.objects.get(pk=context[0]) if context else None
+    return customer_inquiry(c003, category="교환/반품", subject="문의", body="확인 부탁드립니다.", order=order)
 
 
 def _operator_reply(c003, staff, text: str, context: list[str]) -> bool:

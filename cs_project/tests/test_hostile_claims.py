@@ -12,12 +12,12 @@ from rest_framework.test import APIClient
 from actions.models import ActionRecord
 from actions.selectors import CLAIM_REMOVED
 from chat.models import ChatMessage
+from cs_project.tests.helpers import customer_inquiry
 from drafts.models import Draft
 from llm.offline import respond, structured_name
 from llm.testing import text_message, tool_calls_message
 from orders.models import Order
 from tickets.models import Ticket
-from tickets.services import ticket_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -85,13 +85,11 @@ def _draft_with(scripted_model, c003, body: str) -> Draft:
         return message
 
     scripted_model.handler = handler
-    ticket = ticket_create(
-        customer=c003,
+    ticket = customer_inquiry(
+        c003,
         category="교환/반품",
         subject="녹슨 텀블러",
         body="텀블러에 녹이 슬었어요. 환불되나요?",
-        source="API",
-        author=c003.user,
         order=Order.objects.get(pk=TUMBLER),
     )
     return Draft.objects.get(ticket=ticket)
@@ -108,14 +106,8 @@ def test_a_draft_with_any_form_of_promise_is_held(scripted_model, shop_knowledge
 
 @pytest.mark.parametrize("hostile", HOSTILE)
 def test_an_operator_reply_with_any_form_of_promise_is_held(shop, c003, staff_api, hostile):
-    ticket = ticket_create(
-        customer=c003,
-        category="교환/반품",
-        subject="텀블러",
-        body="환불되나요?",
-        source="API",
-        author=c003.user,
-        order=Order.objects.get(pk=TUMBLER),
+    ticket = customer_inquiry(
+        c003, category="교환/반품", subject="텀블러", body="환불되나요?", order=Order.objects.get(pk=TUMBLER)
     )
     response = staff_api.post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": hostile}, format="json")
     assert (response.status_code, response.json()["code"]) == (409, "reply_blocked")

@@ -14,9 +14,9 @@ from rest_framework.test import APIClient
 
 from accounts.services import token_issue
 from actions.models import ActionRecord
-from actions.services import refund_request
 from common.actors import Actor
 from common.live import change_marker
+from cs_project.tests.helpers import defect_refund
 from orders.models import Customer
 from tickets.models import TicketEvent
 from tickets.services import ticket_create
@@ -47,14 +47,7 @@ def _inquiry(customer_id: str = "C003", subject: str = "배송 문의"):
 
 
 def _refund():
-    c003 = Customer.objects.get(pk="C003")
-    return refund_request(
-        customer=c003,
-        order_id="HR20260721001",
-        reason="밑창이 떨어졌어요",
-        reason_category="DEFECT",
-        actor=Actor.customer_agent(c003),
-    ).record
+    return defect_refund("밑창이 떨어졌어요")
 
 
 def test_each_topic_needs_the_view_permission_of_the_list_it_refreshes(shop, operator_user):

@@ -1,4 +1,4 @@
-"""Sign-in as people expect (issue 13): the id shown as C003 signs in as c003, names are unique regardless of
+"""Sign-in as people expect: the id shown as C003 signs in as c003, names are unique regardless of
 case, failures count once per name whatever its case, and the token answer carries the customer's name."""
 
 import pytest

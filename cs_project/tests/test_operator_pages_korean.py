@@ -1,4 +1,4 @@
-"""Issue 13, acceptance 4: every admin page an operator uses reads as Korean for people.
+"""Every admin page an operator uses reads as Korean for people.
 
 The demo `operator` signs in and the test crawls, from the admin index and the metrics dashboard, every page a
 link leads to (changelists, their filters and sort links, every change page of a world that holds one record in
@@ -28,6 +28,8 @@ from django.apps import apps
 from django.contrib import admin
 from django.test import Client
 from django.utils.text import camel_case_to_spaces
+
+from cs_project.tests.helpers import customer_inquiry
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -251,14 +253,7 @@ def world(shop_knowledge, offline_model, settings):
     for message in ("내 주문 보여줘", "HR20260628003 환불해 주세요 단순변심이에요", "상담원 연결해 주세요"):
         assert api.post("/api/chat/", {"message": message}, format="json").status_code == 200
 
-    ticket = ticket_create(
-        customer=c005,
-        category="오류",
-        subject="결제 오류",
-        body="결제하면 오류가 나요.",
-        source="API",
-        author=c005.user,
-    )
+    ticket = customer_inquiry(c005)
     DeadLetter.objects.create(ticket=ticket, source_message=ticket.messages.first(), error="worker lost")
     Draft.objects.filter(ticket=ticket).update(status=Draft.Status.FAILED)
 

@@ -26,6 +26,7 @@ from accounts.models import AuthToken
 from accounts.services import token_issue
 from actions.models import ActionEvent, ActionRecord
 from chat.models import Conversation, ToolCall
+from cs_project.tests.helpers import customer_inquiry, defect_refund
 from diagnostics.models import ServiceEvent
 from drafts.models import DeadLetter, Draft
 from llm.models import LLMCall
@@ -43,29 +44,14 @@ def world(shop_knowledge, offline_model):
     """One of everything the pages show: a ticket with its live draft and diagnosis, a pending refund with its
     events, a chat conversation with tool calls, a dead letter, model calls, service events, a token, a failed
     login."""
-    from actions.services import refund_request
-    from common.actors import Actor
     from tickets.services import ticket_create
 
     c003 = Customer.objects.select_related("user").get(pk="C003")
     c005 = Customer.objects.select_related("user").get(pk="C005")
-    ticket = ticket_create(
-        customer=c005,
-        category="오류",
-        subject="결제 오류",
-        body="결제하면 오류가 나요.",
-        source="API",
-        author=c005.user,
-    )
+    ticket = customer_inquiry(c005)
     draft = Draft.objects.get(ticket=ticket, status="GENERATED")
     assert draft.diagnosis  # the error inquiry carries an operator-only diagnosis
-    record = refund_request(
-        customer=c003,
-        order_id="HR20260721001",
-        reason="사이즈가 달라요(상품하자)",
-        reason_category="DEFECT",
-        actor=Actor.customer_agent(c003),
-    ).record
+    record = defect_refund("사이즈가 달라요(상품하자)")
     _, key = token_issue(user=c003.user, actor=c003.user)
     customer_api = APIClient()
     customer_api.credentials(HTTP_AUTHORIZATION=f"Token {key}")

@@ -29,25 +29,23 @@ def test_fixture_load_keeps_raw_message_and_kst_times(service_events):
     assert event.is_error
 
 
+def _one_event_file(tmp_path, *, customer_id: str, occurred_at: str):
+    """An events fixture file holding one app-open event."""
+    path = tmp_path / "events.json"
+    event = {
+        "event_key": "k1",
+        "customer_id": customer_id,
+        "occurred_at": occurred_at,
+        "kind": "USAGE_EVENT",
+        "name": "app_open",
+    }
+    path.write_text(json.dumps({"events": [event]}), encoding="utf-8")
+    return path
+
+
 @pytest.mark.django_db
 def test_fixture_load_refuses_when_customers_are_missing(db, tmp_path):
-    path = tmp_path / "events.json"
-    path.write_text(
-        json.dumps(
-            {
-                "events": [
-                    {
-                        "event_key": "k1",
-                        "customer_id": "C404",
-                        "occurred_at": "2026-07-26T10:00:00+09:00",
-                        "kind": "USAGE_EVENT",
-                        "name": "app_open",
-                    }
-                ]
-            }
-        ),
-        encoding="utf-8",
-    )
+    path = _one_event_file(tmp_path, customer_id="C404", occurred_at="2026-07-26T10:00:00+09:00")
     with pytest.raises(ServiceEventFixtureError) as exc:
         service_events_fixture_load(path=path)
     assert exc.value.code == "customer_missing"
@@ -56,23 +54,7 @@ def test_fixture_load_refuses_when_customers_are_missing(db, tmp_path):
 
 @pytest.mark.django_db
 def test_fixture_load_refuses_naive_times(shop, tmp_path):
-    path = tmp_path / "events.json"
-    path.write_text(
-        json.dumps(
-            {
-                "events": [
-                    {
-                        "event_key": "k1",
-                        "customer_id": "C001",
-                        "occurred_at": "2026-07-26T10:00:00",
-                        "kind": "USAGE_EVENT",
-                        "name": "app_open",
-                    }
-                ]
-            }
-        ),
-        encoding="utf-8",
-    )
+    path = _one_event_file(tmp_path, customer_id="C001", occurred_at="2026-07-26T10:00:00")
     with pytest.raises(ServiceEventFixtureError):
         service_events_fixture_load(path=path)
     assert ServiceEvent.objects.count() == 0

@@ -7,12 +7,9 @@ import io
 import json
 import logging
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
@@ -22,6 +19,7 @@ from evals.models import EvalRun
 from evals.schema import InitialState, OrderOverride, task_list
 from evals.services import run_logging
 from evals.state import state_snapshot
+from evals.tests.helpers import eval_agent_process, manage_py
 from evals.tests.test_runner import _agent
 from tickets.models import Ticket
 
@@ -70,26 +68,7 @@ def test_eval_agent_runs_unchanged_in_a_new_process_against_openai_base_url(scri
         "OPENAI_API_KEY": "sk-test",
         "CS_TODAY": "2026-07-27",
     }
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    done = subprocess.run(
-        [
-            sys.executable,
-            "manage.py",
-            "eval_agent",
-            "--model",
-            "any-server-model",
-            "--tasks",
-            "lookup_orders_c003",
-            "--out",
-            str(tmp_path),
-            "--no-progress",
-        ],
-        cwd=Path(settings.BASE_DIR),
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = eval_agent_process("--model", "any-server-model", "--tasks", "lookup_orders_c003", out=tmp_path, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert report["meta"]["model"] == "any-server-model"
@@ -120,13 +99,13 @@ def test_a_named_model_without_an_endpoint_exits_2_before_anything_runs(command,
 @pytest.mark.slow
 def test_a_named_model_without_an_endpoint_exits_2_as_a_process(tmp_path):
     env = {**os.environ, "DATABASE_URL": "", "OPENAI_BASE_URL": "", "OPENAI_API_KEY": "", "LOG_LEVEL": "WARNING"}
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    done = subprocess.run(
-        [sys.executable, "manage.py", "eval_agent", "--model", "gpt-4o-mini", "--out", str(tmp_path)],
-        cwd=Path(settings.BASE_DIR),
+    done = manage_py(
+        "eval_agent",
+        "--model",
+        "gpt-4o-mini",
+        "--out",
+        str(tmp_path),
         env=env,
-        capture_output=True,
-        text=True,
         timeout=120,
     )
     assert done.returncode == 2
@@ -134,22 +113,19 @@ def test_a_named_model_without_an_endpoint_exits_2_as_a_process(tmp_path):
     assert len(errors) == 1 and "--model gpt-4o-mini" in errors[0]
 
 
-def test_a_dead_endpoint_makes_the_agent_run_invalid(shop, scripted_model, tmp_path):
-    scripted_model.handler = dead_endpoint
+def _dead_endpoint_run(command: str, selection: list[str], out: Path) -> CommandError:
+    """`command` on the current database against a model endpoint that fails every call: the error it exits with."""
     with pytest.raises(CommandError) as raised:
         call_command(
-            "eval_agent",
-            "--model",
-            "shop-model",
-            "--tasks",
-            "category:handoff,category:lookup",
-            "--database",
-            "current",
-            "--out",
-            str(tmp_path),
-            "--no-progress",
+            command, "--model", "shop-model", *selection, "--database", "current", "--out", str(out), "--no-progress"
         )
-    assert raised.value.returncode == 3 and "무효한 실행" in str(raised.value)
+    return raised.value
+
+
+def test_a_dead_endpoint_makes_the_agent_run_invalid(shop, scripted_model, tmp_path):
+    scripted_model.handler = dead_endpoint
+    error = _dead_endpoint_run("eval_agent", ["--tasks", "category:handoff,category:lookup"], tmp_path)
+    assert error.returncode == 3 and "무효한 실행" in str(error)
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert report["validity"]["valid"] is False
     tasks = len(task_list("category:handoff,category:lookup"))  # one model call each before the failure path
@@ -164,20 +140,8 @@ def test_a_dead_endpoint_makes_the_agent_run_invalid(shop, scripted_model, tmp_p
 @pytest.mark.django_db(transaction=True)
 def test_a_dead_endpoint_makes_the_drafts_run_invalid(shop_knowledge, scripted_model, tmp_path):
     scripted_model.handler = dead_endpoint
-    with pytest.raises(CommandError) as raised:
-        call_command(
-            "eval_drafts",
-            "--model",
-            "shop-model",
-            "--cases",
-            "refund_*",
-            "--database",
-            "current",
-            "--out",
-            str(tmp_path),
-            "--no-progress",
-        )
-    assert raised.value.returncode == 3
+    error = _dead_endpoint_run("eval_drafts", ["--cases", "refund_*"], tmp_path)
+    assert error.returncode == 3
     report = json.loads((tmp_path / "drafts-report.json").read_text(encoding="utf-8"))
     assert report["validity"]["valid"] is False and report["failed_drafts"] == report["cases"] > 0
     assert report["route_accuracy"] == 0.0  # an empty draft is no longer scored as a quiet "draft"

@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from evals.drafts_eval import draft_case_list
 from evals.runner import suite_run
 from evals.schema import task_list
 from evals.services import drafts_eval_run, fixture_load
+from evals.tests.helpers import eval_agent_process
 from orders.models import Customer, Order
 
 SUITE = Path(__file__).resolve().parent / "shop_suite"
@@ -34,28 +32,16 @@ def test_eval_agent_runs_a_shops_own_suite_on_its_own_fixture_date_and_windows(t
         "CS_DEFECT_DAYS": "60",
         "LOG_LEVEL": "WARNING",
     }
-    env.pop("DJANGO_SETTINGS_MODULE", None)
     env.pop("CS_TODAY", None)
-    done = subprocess.run(
-        [
-            sys.executable,
-            "manage.py",
-            "eval_agent",
-            "--model",
-            "offline",
-            "--tasks-dir",
-            str(SUITE / "tasks"),
-            "--fixture",
-            str(SUITE / "shop.json"),
-            "--out",
-            str(tmp_path),
-            "--no-progress",
-        ],
-        cwd=Path(settings.BASE_DIR),
+    done = eval_agent_process(
+        "--model",
+        "offline",
+        "--tasks-dir",
+        str(SUITE / "tasks"),
+        "--fixture",
+        str(SUITE / "shop.json"),
+        out=tmp_path,
         env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))

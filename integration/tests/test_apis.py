@@ -11,28 +11,20 @@ from rest_framework.test import APIClient
 
 from integration import policy
 from integration.models import Integration, SyncRecord
-from integration.tests.factories import CUSTOMER_ID, ORDER_ID, customer_body, make_integration, order_body, product_body
+from integration.tests.factories import (
+    CUSTOMER_ID,
+    ORDER_ID,
+    client_for,
+    customer_body,
+    make_integration,
+    order_body,
+    product_body,
+    put,
+    seeded_client,
+)
 from orders.models import Customer, Order, Product, ProductOption
 
 pytestmark = pytest.mark.django_db
-
-
-def client_for(api_key: str) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key}")
-    return client
-
-
-def put(client, kind, external_id, body):
-    return client.put(f"/api/integration/{kind}s/{external_id}/", body, format="json")
-
-
-def seeded_client(name="myshop"):
-    issued = make_integration(name)
-    client = client_for(issued.api_key)
-    assert put(client, "customer", CUSTOMER_ID, customer_body()).status_code == 200
-    assert put(client, "product", "P900", product_body()).status_code == 200
-    return issued, client
 
 
 def test_integration_create_prints_key_and_secret_once_and_stores_only_the_key_hash():

@@ -3,7 +3,6 @@ shop's result flows back. Embedded mode: delivery runs in-process after the comm
 
 from __future__ import annotations
 
-import time
 from datetime import timedelta
 
 import pytest
@@ -18,53 +17,34 @@ from common import outbox
 from common.actors import Actor
 from common.models import OutboxMessage
 from integration.models import ShopEvent
-from integration.policy import session_signature
-from integration.services import WEBHOOK_TOPIC, shop_event_route, shop_session_open
-from integration.simulator import ShopSimulator
+from integration.services.webhooks import WEBHOOK_TOPIC, shop_event_route
 from integration.tasks import webhook_deliver_handler
-from integration.tests.factories import CUSTOMER_ID, ORDER_ID, make_integration, seed_shop
+from integration.tests.factories import (
+    CUSTOMER_ID,
+    ORDER_ID,
+    client_for,
+    make_integration,
+    outbox_make_due,
+    refund_pending,
+    seed_shop,
+    shop_customer_client,
+    webhook_delivery,
+)
 from orders.models import Customer, Order
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def connected(shop, settings):
-    """A shop with a webhook at a live loopback receiver, and its data imported."""
-    settings.CS_OUTBOX_BACKOFF_BASE_S = 10
+def connected(connected, settings):
+    """The connected shop (conftest.py), its deliveries given up after three attempts."""
     settings.CS_WEBHOOK_MAX_ATTEMPTS = 3
-    simulator = ShopSimulator(signing_secret="")
-    simulator.start()
-    issued = make_integration(webhook_url=simulator.url)
-    simulator.signing_secret = issued.signing_secret
-    simulator.api_key = issued.api_key
-    seed_shop(issued)
-    yield issued, simulator
-    simulator.stop()
-
-
-def _refund_pending() -> ActionRecord:
-    customer = Customer.objects.get(pk=CUSTOMER_ID)
-    return refund_request(
-        customer=customer,
-        order_id=ORDER_ID,
-        reason_category="DEFECT",
-        reason="밑창 불량",
-        actor=Actor.customer_agent(customer),
-    ).record
-
-
-def _webhook_row() -> OutboxMessage:
-    return OutboxMessage.objects.get(topic=WEBHOOK_TOPIC)
-
-
-def _make_due() -> None:
-    OutboxMessage.objects.filter(status="PENDING").update(next_attempt_at=timezone.now() - timedelta(seconds=1))
+    return connected
 
 
 def test_approval_sends_exactly_one_signed_refund_event_and_waits_for_the_shop(connected, operator_user):
     issued, simulator = connected
-    record = _refund_pending()
+    record = refund_pending()
 
     decided = action_decide(number=record.number, approve=True, actor=operator_user)
 
@@ -83,15 +63,19 @@ def test_approval_sends_exactly_one_signed_refund_event_and_waits_for_the_shop(c
     }
     assert set(event.body) == {"id", "type", "created_at", "data"}
     assert len(simulator.received) == 1 and simulator.attempts == 1
-    assert _webhook_row().status == "DONE"
+    assert webhook_delivery().status == "DONE"
+
+
+def _executing(issued, operator_user) -> tuple[ActionRecord, APIClient]:
+    """The shop's order's refund, approved (처리중), and the shop's client to report on it."""
+    record = refund_pending()
+    action_decide(number=record.number, approve=True, actor=operator_user)
+    return record, client_for(issued.api_key)
 
 
 def test_the_shops_success_report_makes_it_refunded_for_the_customer(connected, operator_user):
     issued, simulator = connected
-    record = _refund_pending()
-    action_decide(number=record.number, approve=True, actor=operator_user)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.api_key}")
+    record, client = _executing(issued, operator_user)
 
     response = client.post(
         f"/api/integration/actions/{record.number}/result/", {"ok": True, "external_ref": "PG-1"}, format="json"
@@ -110,10 +94,7 @@ def test_the_shops_success_report_makes_it_refunded_for_the_customer(connected, 
 
 def test_the_shops_failure_report_is_visible_and_nothing_is_refunded(connected, operator_user):
     issued, simulator = connected
-    record = _refund_pending()
-    action_decide(number=record.number, approve=True, actor=operator_user)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.api_key}")
+    record, client = _executing(issued, operator_user)
 
     response = client.post(
         f"/api/integration/actions/{record.number}/result/",
@@ -130,15 +111,7 @@ def test_the_shops_failure_report_is_visible_and_nothing_is_refunded(connected, 
     )
     assert late.status_code == 409
     # The customer is told plainly; the operator's admin index counts it as a follow-up to make.
-    expires = int(time.time()) + 60
-    _, key = shop_session_open(
-        integration_name=issued.integration.name,
-        customer_id=CUSTOMER_ID,
-        expires_at=expires,
-        signature=session_signature(issued.signing_secret, CUSTOMER_ID, expires),
-    )
-    customer = APIClient()
-    customer.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    customer = shop_customer_client(issued, valid_s=60)
     shown = next(a for a in customer.get("/api/requests/").json()["actions"] if a["action_id"] == record.number)
     assert shown["status_display"] == "처리실패"
     assert shown["status_message"].startswith("쇼핑몰에서 환불을 처리하지 못했습니다.")
@@ -149,11 +122,10 @@ def test_the_shops_failure_report_is_visible_and_nothing_is_refunded(connected, 
 
 
 def test_another_integration_cannot_report_on_this_shops_action(connected, operator_user):
-    record = _refund_pending()
+    record = refund_pending()
     action_decide(number=record.number, approve=True, actor=operator_user)
     other = make_integration("other")
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {other.api_key}")
+    client = client_for(other.api_key)
     response = client.post(
         f"/api/integration/actions/{record.number}/result/", {"ok": True, "external_ref": "X"}, format="json"
     )
@@ -165,25 +137,25 @@ def test_another_integration_cannot_report_on_this_shops_action(connected, opera
 def test_receiver_down_for_a_while_is_retried_with_backoff_and_delivered_once(connected, operator_user):
     issued, simulator = connected
     simulator.down = True
-    record = _refund_pending()
+    record = refund_pending()
     action_decide(number=record.number, approve=True, actor=operator_user)
 
-    row = _webhook_row()
+    row = webhook_delivery()
     assert (row.status, row.attempts, row.last_error) == ("PENDING", 1, "http_503")
     assert row.next_attempt_at > timezone.now() + timedelta(seconds=4)  # backoff, not a hot loop
     assert outbox.outbox_sweep() == 0  # not due yet
-    _make_due()
+    outbox_make_due()
     outbox.outbox_sweep()
-    assert _webhook_row().attempts == 2 and simulator.received == []
+    assert webhook_delivery().attempts == 2 and simulator.received == []
 
     simulator.down = False
-    _make_due()
+    outbox_make_due()
     outbox.outbox_sweep()
 
     [event] = simulator.received
     assert event.event_id == ShopEvent.objects.get(type="action.refund_approved").event_id
-    assert _webhook_row().status == "DONE" and simulator.attempts == 3
-    _make_due()
+    assert webhook_delivery().status == "DONE" and simulator.attempts == 3
+    outbox_make_due()
     outbox.outbox_sweep()
     assert len(simulator.received) == 1 and simulator.attempts == 3
 
@@ -191,12 +163,12 @@ def test_receiver_down_for_a_while_is_retried_with_backoff_and_delivered_once(co
 def test_always_failing_goes_dead_and_the_admin_replays_it(connected, operator_user, client):
     issued, simulator = connected
     simulator.down = True
-    record = _refund_pending()
+    record = refund_pending()
     action_decide(number=record.number, approve=True, actor=operator_user)
     for _ in range(3):
-        _make_due()
+        outbox_make_due()
         outbox.outbox_sweep()
-    row = _webhook_row()
+    row = webhook_delivery()
     assert (row.status, row.attempts) == ("DEAD", 3)
 
     simulator.down = False
@@ -212,7 +184,7 @@ def test_always_failing_goes_dead_and_the_admin_replays_it(connected, operator_u
     assert response.status_code == 200
     [received] = simulator.received
     assert received.event_id == event.event_id and received.signature_ok
-    assert _webhook_row().status == "DONE"
+    assert webhook_delivery().status == "DONE"
 
 
 def test_broker_down_at_commit_the_sweep_delivers_later(connected, operator_user):
@@ -223,17 +195,17 @@ def test_broker_down_at_commit_the_sweep_delivers_later(connected, operator_user
 
     outbox.outbox_register(WEBHOOK_TOPIC, broker_down)
     try:
-        record = _refund_pending()
+        record = refund_pending()
         decided = action_decide(number=record.number, approve=True, actor=operator_user)
         assert decided.status == "EXECUTING"  # the approval itself is stored
-        assert _webhook_row().status == "PENDING" and _webhook_row().last_error == "ConnectionError"
+        assert webhook_delivery().status == "PENDING" and webhook_delivery().last_error == "ConnectionError"
         assert simulator.received == []
     finally:
         outbox.outbox_register(WEBHOOK_TOPIC, webhook_deliver_handler, redeliver_after_s=300)
-    _make_due()
+    outbox_make_due()
     outbox.outbox_sweep()
     [event] = simulator.received
-    assert event.type == "action.refund_approved" and _webhook_row().status == "DONE"
+    assert event.type == "action.refund_approved" and webhook_delivery().status == "DONE"
 
 
 def test_a_lost_route_is_redone_by_the_sweep(connected):
@@ -252,7 +224,7 @@ def test_a_lost_route_is_redone_by_the_sweep(connected):
         assert not ShopEvent.objects.exists()
     finally:
         outbox.outbox_register("shop.event", shop_event_route)
-    _make_due()
+    outbox_make_due()
     outbox.outbox_sweep()
     [event] = simulator.received
     assert event.type == "action.address_changed" and event.body["data"]["new_address"] == "서울시 마포구 양화로 45"
@@ -260,7 +232,7 @@ def test_a_lost_route_is_redone_by_the_sweep(connected):
 
 def test_rejection_is_an_event_too(connected, operator_user):
     issued, simulator = connected
-    record = _refund_pending()
+    record = refund_pending()
     action_decide(number=record.number, approve=False, actor=operator_user, note="사진 확인 불가")
     [event] = simulator.received
     assert event.type == "action.rejected" and event.body["data"]["status"] == "REJECTED"
@@ -284,10 +256,9 @@ def test_without_an_integration_the_demo_shop_executes_at_once_and_no_event_goes
 def test_events_feed_for_an_integration_without_webhook(shop, operator_user):
     issued = make_integration("feedonly")
     seed_shop(issued)
-    record = _refund_pending()
+    record = refund_pending()
     action_decide(number=record.number, approve=True, actor=operator_user)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.api_key}")
+    client = client_for(issued.api_key)
 
     events = client.get("/api/integration/events/").json()["events"]
     assert [e["type"] for e in events] == ["action.refund_approved"]
@@ -322,7 +293,7 @@ def test_the_event_list_reads_each_delivery_without_a_query_per_row(connected, o
 
     issued, simulator = connected
     client.force_login(get_user_model().objects.filter(is_superuser=True).first())
-    record = _refund_pending()
+    record = refund_pending()
     action_decide(number=record.number, approve=True, actor=operator_user)
     with CaptureQueriesContext(connection) as one:
         page = client.get("/admin/integration/shopevent/").content.decode()

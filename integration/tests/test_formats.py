@@ -12,8 +12,7 @@ from actions.errors import Refused
 from actions.services import refund_request
 from common.actors import Actor
 from integration.models import SyncRecord
-from integration.tests.factories import CUSTOMER_ID, ORDER_ID, order_body, product_body
-from integration.tests.test_apis import put, seeded_client
+from integration.tests.factories import CUSTOMER_ID, ORDER_ID, client_for, order_body, product_body, put, seeded_client
 from orders.models import Customer, Order, Product
 
 pytestmark = pytest.mark.django_db
@@ -57,10 +56,15 @@ def test_an_amount_is_taken_as_an_integer_or_a_decimal_string_with_a_zero_fracti
     ],
 )
 def test_a_fractional_negative_or_odd_amount_is_a_clear_400_and_stores_nothing(sent, says):
+    _assert_order_refused(field="amount", sent=sent, says=says)
+
+
+def _assert_order_refused(*, field: str, sent, says: str) -> None:
+    """The order with `field` set to `sent` is a 400 whose message for that field says `says`; nothing stored."""
     _, client = seeded_client()
-    response = put(client, "order", ORDER_ID, order_body(amount=sent))
-    assert response.status_code == 400 and "amount" in response.json()["errors"]
-    assert says in " ".join(response.json()["errors"]["amount"])
+    response = put(client, "order", ORDER_ID, order_body(**{field: sent}))
+    assert response.status_code == 400 and field in response.json()["errors"]
+    assert says in " ".join(response.json()["errors"][field])
     assert not Order.objects.filter(pk=ORDER_ID).exists()
 
 
@@ -100,16 +104,11 @@ def test_a_date_or_an_rfc3339_timestamp_is_stored_as_its_seoul_day_and_the_insta
     ],
 )
 def test_a_timestamp_without_an_offset_or_a_malformed_date_is_a_clear_400(sent, says):
-    _, client = seeded_client()
-    response = put(client, "order", ORDER_ID, order_body(delivered_at=sent))
-    assert response.status_code == 400 and "delivered_at" in response.json()["errors"]
-    assert says in " ".join(response.json()["errors"]["delivered_at"])
-    assert not Order.objects.filter(pk=ORDER_ID).exists()
+    _assert_order_refused(field="delivered_at", sent=sent, says=says)
 
 
 def test_the_result_report_takes_the_same_amount_forms(settings):
     from actions.models import ActionRecord
-    from integration.tests.test_apis import client_for
 
     issued, client = seeded_client()
     assert put(client, "order", ORDER_ID, order_body(amount=59000)).status_code == 200

@@ -17,10 +17,11 @@ from django.test.utils import CaptureQueriesContext
 
 from common.actors import Actor
 from common.errors import DomainError
-from integration import services
 from integration.errors import InvalidInput
 from integration.models import SyncRecord
-from integration.services import Upserted, shop_import_batch, shop_import_line, shop_upsert
+from integration.services import imports
+from integration.services.imports import shop_import_batch, shop_import_line
+from integration.services.sync import Upserted, shop_upsert
 from integration.tests.factories import customer_body, make_integration, order_body, product_body
 from orders.models import Customer, Order, OrderEvent, Product, ProductOption
 
@@ -75,20 +76,11 @@ def snapshot() -> dict:
         "customers": list(Customer.objects.order_by("pk").values_list("pk", "name", "phone", "email", "user")),
         "products": list(Product.objects.order_by("pk").values_list("pk", "name", "price")),
         "options": sorted(ProductOption.objects.values_list("product_id", "label", "stock")),
+        # Every column of an order, its option by label.
         "orders": list(
             Order.objects.order_by("pk").values_list(
-                "pk",
-                "customer_id",
-                "product_id",
-                "option__label",
-                "quantity",
-                "amount",
-                "status",
-                "shipping_address",
-                "ordered_at",
-                "shipped_at",
-                "delivered_at",
-            )  # fmt: skip
+                *("option__label" if f.attname == "option_id" else f.attname for f in Order._meta.concrete_fields)
+            )
         ),
         "records": sorted(
             (r.integration.name, r.kind, r.external_id, r.version, json.dumps(record_data(r), sort_keys=True))
@@ -131,7 +123,7 @@ def fast_path_only(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the batch fell back to the line path")
 
-    monkeypatch.setattr(services, "_import_by_line", refuse)
+    monkeypatch.setattr(imports, "_import_by_line", refuse)
 
 
 @pytest.fixture
@@ -332,15 +324,15 @@ def test_import_shop_reports_lines_by_their_number_across_chunk_boundaries(world
 
 def test_a_chunk_the_database_refuses_is_rolled_back_and_done_line_by_line(world, monkeypatch, caplog):
     """Whatever the fast path had written is gone, and the lines get the line path's outcome."""
-    original = services._ChunkWriter._write
+    original = imports._ChunkWriter._write
 
     def conflicting_write(self):
         original(self)
         SyncRecord.objects.create(integration=world, kind="customer", external_id="S900", version=1)  # a duplicate
 
-    monkeypatch.setattr(services._ChunkWriter, "_write", conflicting_write)
+    monkeypatch.setattr(imports._ChunkWriter, "_write", conflicting_write)
     lines = [line("customer", "S900", customer_body()), line("product", "P900", product_body()), order("HR20260725901")]
-    caplog.set_level(logging.WARNING, logger="integration.services")
+    caplog.set_level(logging.WARNING, logger="integration.services.imports")
     results = shop_import_batch(integration=world, lines=lines, actor=ACTOR)
     assert [r.applied for r in results] == [True, True, True]
     assert "shop_import.chunk_fallback" in caplog.text
@@ -356,7 +348,7 @@ def test_a_concurrent_writer_taking_an_object_first_wins_and_the_chunk_is_redone
     while the rest of the chunk is applied."""
     mine = make_integration("myshop").integration
     other = make_integration("other").integration
-    original = services._ChunkWriter._write
+    original = imports._ChunkWriter._write
 
     def other_importer_commits_first():
         try:
@@ -370,8 +362,8 @@ def test_a_concurrent_writer_taking_an_object_first_wins_and_the_chunk_is_redone
         thread.join(timeout=30)
         original(self)
 
-    monkeypatch.setattr(services._ChunkWriter, "_write", racing_write)
-    caplog.set_level(logging.WARNING, logger="integration.services")
+    monkeypatch.setattr(imports._ChunkWriter, "_write", racing_write)
+    caplog.set_level(logging.WARNING, logger="integration.services.imports")
     lines = [
         line("customer", "S900", customer_body(name="내 고객")),
         line("customer", "S901", customer_body()),

@@ -18,11 +18,10 @@ from django.db import transaction
 
 from common import events
 from common.actors import Actor
-from common.models import OutboxMessage
 from integration.errors import InvalidInput
 from integration.models import Integration, ShopEvent
-from integration.services import WEBHOOK_TOPIC, integration_update
-from integration.tests.factories import CUSTOMER_ID, ORDER_ID, make_integration, seed_shop
+from integration.services.integrations import integration_update
+from integration.tests.factories import CUSTOMER_ID, ORDER_ID, make_integration, seed_shop, webhook_delivery
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -106,10 +105,6 @@ def _emit_event() -> None:
         )
 
 
-def _delivery() -> OutboxMessage:
-    return OutboxMessage.objects.get(topic=WEBHOOK_TOPIC)
-
-
 def test_a_redirect_is_not_followed_and_the_delivery_is_not_done(recorder, settings):
     settings.CS_OUTBOX_BACKOFF_BASE_S = 10
     internal = recorder()
@@ -120,7 +115,7 @@ def test_a_redirect_is_not_followed_and_the_delivery_is_not_done(recorder, setti
 
     assert [(method, path) for method, path, _ in shop.requests] == [("POST", "/webhooks/cs")]
     assert internal.connections == 0 and internal.requests == []  # the event and its headers went nowhere else
-    row = _delivery()
+    row = webhook_delivery()
     assert (row.status, row.attempts, row.last_error) == ("PENDING", 1, "http_302")  # retried like any failure
 
 
@@ -152,7 +147,7 @@ def test_an_internal_target_is_refused_before_any_connection(recorder, settings,
     _emit_event()
 
     assert shop.connections == 0 and shop.requests == []
-    row = _delivery()
+    row = webhook_delivery()
     assert (row.status, row.last_error) == ("PENDING", "target_forbidden")  # a failed attempt, never DONE
 
 
@@ -164,7 +159,7 @@ def test_ipv6_loopback_is_refused_before_any_connection(recorder, settings):
 
     _emit_event()
 
-    assert shop.connections == 0 and _delivery().last_error == "target_forbidden"
+    assert shop.connections == 0 and webhook_delivery().last_error == "target_forbidden"
 
 
 @pytest.mark.parametrize(
@@ -180,7 +175,7 @@ def test_private_and_metadata_addresses_are_refused_without_trying_them(settings
     started = time.monotonic()
     _emit_event()
 
-    assert _delivery().last_error == "target_forbidden" and time.monotonic() - started < 2
+    assert webhook_delivery().last_error == "target_forbidden" and time.monotonic() - started < 2
 
 
 def test_with_internal_targets_allowed_the_same_loopback_receiver_gets_the_event(recorder):
@@ -192,7 +187,7 @@ def test_with_internal_targets_allowed_the_same_loopback_receiver_gets_the_event
     [(method, path, headers)] = shop.requests
     assert (method, path, headers["Host"]) == ("POST", "/hook", f"localhost:{shop.port}")
     assert headers["X-CS-Event-Id"] == ShopEvent.objects.get().event_id
-    assert _delivery().status == "DONE"
+    assert webhook_delivery().status == "DONE"
 
 
 # --- the URL itself, when an integration is created or edited ----------------------------------------------
@@ -279,10 +274,10 @@ def test_https_connects_to_the_vetted_address_and_still_checks_the_certificate_a
     _emit_event()
     [(method, path, headers)] = tls_receiver.requests
     assert (method, path, headers["Host"]) == ("POST", "/hook", f"localhost:{tls_receiver.port}")
-    assert _delivery().status == "DONE"
+    assert webhook_delivery().status == "DONE"
 
 
 def test_https_to_an_address_the_certificate_does_not_name_fails(tls_receiver):
     _connected(f"https://127.0.0.1:{tls_receiver.port}/hook")
     _emit_event()
-    assert tls_receiver.requests == [] and _delivery().last_error == "SSLCertVerificationError"
+    assert tls_receiver.requests == [] and webhook_delivery().last_error == "SSLCertVerificationError"

@@ -4,40 +4,28 @@ Its customers' shop-session tokens are refused meanwhile and accepted again afte
 
 from __future__ import annotations
 
-import time
-from datetime import timedelta
-
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
-from django.utils import timezone
-from rest_framework.test import APIClient
 
 from actions.models import ActionRecord
-from actions.services import action_decide, refund_request
+from actions.services import action_decide
 from common.actors import Actor
-from common.models import OutboxMessage
 from integration.models import Integration, ShopEvent
-from integration.policy import session_signature
-from integration.services import WEBHOOK_TOPIC, integration_update, shop_session_open
-from integration.simulator import ShopSimulator
-from integration.tests.factories import CUSTOMER_ID, ORDER_ID, make_integration, seed_shop
+from integration.services.integrations import integration_update
+from integration.tests import factories
+from integration.tests.factories import (
+    ORDER_ID,
+    client_for,
+    outbox_make_due,
+    refund_pending,
+    shop_customer_client,
+    webhook_delivery,
+)
 from ops.sweep import sweep_run
-from orders.models import Customer, Order
+from orders.models import Order
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def connected(shop, settings):
-    settings.CS_OUTBOX_BACKOFF_BASE_S = 10
-    simulator = ShopSimulator(signing_secret="").start()
-    issued = make_integration(webhook_url=simulator.url)
-    simulator.signing_secret = issued.signing_secret
-    simulator.api_key = issued.api_key
-    seed_shop(issued)
-    yield issued, simulator
-    simulator.stop()
 
 
 def _set_active(integration: Integration, active: bool) -> None:
@@ -52,30 +40,11 @@ def _set_active(integration: Integration, active: bool) -> None:
     )
 
 
-def _refund_pending() -> ActionRecord:
-    customer = Customer.objects.get(pk=CUSTOMER_ID)
-    return refund_request(
-        customer=customer,
-        order_id=ORDER_ID,
-        reason_category="DEFECT",
-        reason="밑창 불량",
-        actor=Actor.customer_agent(customer),
-    ).record
-
-
-def _delivery() -> OutboxMessage:
-    return OutboxMessage.objects.get(topic=WEBHOOK_TOPIC)
-
-
-def _make_due() -> None:
-    OutboxMessage.objects.filter(status="PENDING").update(next_attempt_at=timezone.now() - timedelta(seconds=1))
-
-
 def test_a_refund_approved_while_the_shop_is_paused_waits_for_it_and_reaches_it_when_it_is_back(
     connected, operator_user
 ):
     issued, simulator = connected
-    record = _refund_pending()
+    record = refund_pending()
     _set_active(issued.integration, False)
 
     decided = action_decide(number=record.number, approve=True, actor=operator_user)
@@ -88,20 +57,19 @@ def test_a_refund_approved_while_the_shop_is_paused_waits_for_it_and_reaches_it_
     # The event is written for the shop and its delivery is held, not sent and not failed.
     event = ShopEvent.objects.get(type="action.refund_approved")
     assert event.integration_id == issued.integration.pk and event.data["action_id"] == record.number
-    assert (_delivery().status, _delivery().last_error) == ("HELD", "integration_paused")
+    assert (webhook_delivery().status, webhook_delivery().last_error) == ("HELD", "integration_paused")
     assert simulator.attempts == 0
-    _make_due()
+    outbox_make_due()
     sweep_run()
-    assert simulator.attempts == 0 and _delivery().status == "HELD"  # the sweep leaves it while paused
+    assert simulator.attempts == 0 and webhook_delivery().status == "HELD"  # the sweep leaves it while paused
 
     _set_active(issued.integration, True)
 
     [received] = simulator.of_type("action.refund_approved")
     assert received.event_id == event.event_id and received.signature_ok
-    assert _delivery().status == "DONE" and simulator.attempts == 1
+    assert webhook_delivery().status == "DONE" and simulator.attempts == 1
     # The shop's report is accepted (it was a 409 when the desk had executed the refund itself).
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.api_key}")
+    client = client_for(issued.api_key)
     report = client.post(
         f"/api/integration/actions/{record.number}/result/", {"ok": True, "external_ref": "PG-1"}, format="json"
     )
@@ -111,7 +79,7 @@ def test_a_refund_approved_while_the_shop_is_paused_waits_for_it_and_reaches_it_
 
 def test_switched_back_on_in_the_admin_the_held_refund_goes_out(connected, operator_user):
     issued, simulator = connected
-    record = _refund_pending()
+    record = refund_pending()
     _set_active(issued.integration, False)
     action_decide(number=record.number, approve=True, actor=operator_user)
     admin = Client()
@@ -124,19 +92,19 @@ def test_switched_back_on_in_the_admin_the_held_refund_goes_out(connected, opera
     saved = admin.post(url, {**form, "allowed_origins": "[]", "active": "on"})
 
     assert saved.status_code == 302
-    assert [r.type for r in simulator.received] == ["action.refund_approved"] and _delivery().status == "DONE"
+    assert [r.type for r in simulator.received] == ["action.refund_approved"] and webhook_delivery().status == "DONE"
 
 
 def test_reactivated_some_other_way_the_sweep_delivers_what_was_held(connected, operator_user):
     issued, simulator = connected
-    record = _refund_pending()
+    record = refund_pending()
     _set_active(issued.integration, False)
     action_decide(number=record.number, approve=True, actor=operator_user)
     Integration.objects.filter(pk=issued.integration.pk).update(active=True)  # e.g. a shell, or a restore
 
     assert sweep_run()["released"] == 1
 
-    assert [r.type for r in simulator.received] == ["action.refund_approved"] and _delivery().status == "DONE"
+    assert [r.type for r in simulator.received] == ["action.refund_approved"] and webhook_delivery().status == "DONE"
 
 
 def test_a_delivery_still_retrying_when_the_shop_is_paused_is_held_instead_of_running_out_of_attempts(
@@ -145,29 +113,28 @@ def test_a_delivery_still_retrying_when_the_shop_is_paused_is_held_instead_of_ru
     settings.CS_WEBHOOK_MAX_ATTEMPTS = 2
     issued, simulator = connected
     simulator.down = True
-    record = _refund_pending()
+    record = refund_pending()
     action_decide(number=record.number, approve=True, actor=operator_user)
-    assert (_delivery().status, _delivery().attempts) == ("PENDING", 1)
+    assert (webhook_delivery().status, webhook_delivery().attempts) == ("PENDING", 1)
     _set_active(issued.integration, False)
 
     for _ in range(3):
-        _make_due()
+        outbox_make_due()
         sweep_run()
 
-    assert (_delivery().status, simulator.attempts) == ("HELD", 1)  # not DEAD, and nothing more sent
+    assert (webhook_delivery().status, simulator.attempts) == ("HELD", 1)  # not DEAD, and nothing more sent
     simulator.down = False
     _set_active(issued.integration, True)
-    assert [r.type for r in simulator.received] == ["action.refund_approved"] and _delivery().status == "DONE"
+    assert [r.type for r in simulator.received] == ["action.refund_approved"] and webhook_delivery().status == "DONE"
 
 
 def test_without_a_webhook_the_paused_shop_reads_the_event_in_its_feed_once_it_is_back(shop, operator_user):
-    issued = make_integration("feedonly")
-    seed_shop(issued)
-    record = _refund_pending()
+    issued = factories.make_integration("feedonly")
+    factories.seed_shop(issued)
+    record = refund_pending()
     _set_active(issued.integration, False)
     action_decide(number=record.number, approve=True, actor=operator_user)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.api_key}")
+    client = client_for(issued.api_key)
     assert client.get("/api/integration/events/").status_code == 401  # its key is refused while paused
 
     _set_active(issued.integration, True)
@@ -178,7 +145,7 @@ def test_without_a_webhook_the_paused_shop_reads_the_event_in_its_feed_once_it_i
 
 def test_the_operator_is_told_plainly_that_the_shop_is_paused(connected, operator_user):
     issued, _ = connected
-    record = _refund_pending()
+    record = refund_pending()
     _set_active(issued.integration, False)
     staff = Client()
     staff.force_login(operator_user)
@@ -198,23 +165,10 @@ def test_the_operator_is_told_plainly_that_the_shop_is_paused(connected, operato
 
 
 # --- the customers' shop-session tokens ----------------------------------------------------------------------
-def _shop_token(issued) -> APIClient:
-    expires = int(time.time()) + 300
-    _, key = shop_session_open(
-        integration_name=issued.integration.name,
-        customer_id=CUSTOMER_ID,
-        expires_at=expires,
-        signature=session_signature(issued.signing_secret, CUSTOMER_ID, expires),
-    )
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-    return client
-
-
 def test_a_paused_shops_session_tokens_are_refused_and_accepted_again_once_it_is_back(db):
-    issued = make_integration()
-    seed_shop(issued)
-    customer = _shop_token(issued)
+    issued = factories.make_integration()
+    factories.seed_shop(issued)
+    customer = shop_customer_client(issued)
     assert customer.get("/api/orders/").status_code == 200
 
     _set_active(issued.integration, False)
@@ -232,6 +186,6 @@ def test_a_paused_shops_session_tokens_are_refused_and_accepted_again_once_it_is
 
 
 def test_a_password_login_is_not_asked_about_any_shop(c003_api):
-    make_integration()
+    factories.make_integration()
     Integration.objects.update(active=False)
     assert c003_api.get("/api/orders/").status_code == 200

@@ -4,17 +4,16 @@ never for more than the order's amount."""
 from __future__ import annotations
 
 import pytest
-from rest_framework.test import APIClient
 
 from actions.errors import ResultInvalid
 from actions.models import ActionRecord
-from actions.services import action_decide, action_result_record, refund_request
+from actions.services import action_decide, action_result_record
 from common.actors import Actor
 from common.errors import NotFound
 from integration.models import Integration
-from integration.services import action_result_report
-from integration.tests.factories import CUSTOMER_ID, ORDER_ID, make_integration, seed_shop
-from orders.models import Customer, Order
+from integration.services.results import action_result_report
+from integration.tests.factories import ORDER_ID, client_for, make_integration, refund_pending, seed_shop
+from orders.models import Order
 
 pytestmark = pytest.mark.django_db
 
@@ -24,18 +23,9 @@ def executing(shop, operator_user):
     """A refund of the shop's order, approved: 처리중, waiting for the shop's report."""
     issued = make_integration()
     seed_shop(issued)
-    customer = Customer.objects.get(pk=CUSTOMER_ID)
-    record = refund_request(
-        customer=customer,
-        order_id=ORDER_ID,
-        reason_category="DEFECT",
-        reason="불량",
-        actor=Actor.customer_agent(customer),
-    ).record
-    record = action_decide(number=record.number, approve=True, actor=operator_user)
+    record = action_decide(number=refund_pending("불량").number, approve=True, actor=operator_user)
     assert record.status == ActionRecord.Status.EXECUTING
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.api_key}")
+    client = client_for(issued.api_key)
     return record, client
 
 

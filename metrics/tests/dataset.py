@@ -104,22 +104,20 @@ def build_dataset(tag: str = "") -> Dataset:
     t5 = ticket(Ticket.Category.CALLBACK, Ticket.Source.AGENT, kst(2, 10))
     t6 = ticket(Ticket.Category.OTHER, Ticket.Source.CHAT_FAILURE, kst(1, 22))
     ticket(Ticket.Category.DELIVERY, Ticket.Source.STAFF, kst(2, 11))  # not an escalation
-    s1 = ticket(Ticket.Category.DELIVERY, created_at=kst(1, 10))
-    Ticket.objects.filter(pk=s1.pk).update(
-        status=Ticket.Status.ANSWERED,
-        first_response_due_at=kst(1, 12),
-        first_responded_at=kst(1, 11),
-        resolution_due_at=kst(1, 18),
-        answered_at=kst(1, 11),
+
+    def sla_ticket(created_at: datetime, due: tuple[datetime, datetime], responded: datetime, **done) -> Ticket:
+        """A delivery inquiry with its SLA clocks as the desk left them: `due` = (first response, resolution)
+        deadlines, `done` = its status and when it got there (answered_at or closed_at)."""
+        row = ticket(Ticket.Category.DELIVERY, created_at=created_at)
+        Ticket.objects.filter(pk=row.pk).update(
+            first_response_due_at=due[0], first_responded_at=responded, resolution_due_at=due[1], **done
+        )
+        return row
+
+    s1 = sla_ticket(
+        kst(1, 10), (kst(1, 12), kst(1, 18)), kst(1, 11), status=Ticket.Status.ANSWERED, answered_at=kst(1, 11)
     )
-    s2 = ticket(Ticket.Category.DELIVERY, created_at=kst(2, 10))
-    Ticket.objects.filter(pk=s2.pk).update(
-        status=Ticket.Status.CLOSED,
-        first_response_due_at=kst(2, 11),
-        first_responded_at=kst(2, 12),
-        resolution_due_at=kst(2, 18),
-        closed_at=kst(2, 13),
-    )
+    s2 = sla_ticket(kst(2, 10), (kst(2, 11), kst(2, 18)), kst(2, 12), status=Ticket.Status.CLOSED, closed_at=kst(2, 13))
     for rated, score, comment, at in ((s1, 5, "", kst(1, 11, 30)), (t4, 1, "해결이 안 됐어요", kst(2, 0, 20))):
         TicketRating.objects.create(ticket=rated, score=score, comment=comment, category=rated.category, created_at=at)
     TicketRating.objects.create(ticket=s2, score=2, comment="늦었어요", category=s2.category, created_at=kst(2, 13, 30))

@@ -1,4 +1,4 @@
-"""Honest metrics (issue 13): the reason question (단순변심/상품하자/오배송?) is counted apart from refusals."""
+"""Honest metrics: the reason question (단순변심/상품하자/오배송?) is counted apart from refusals."""
 
 import pytest
 

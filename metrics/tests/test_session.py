@@ -85,7 +85,7 @@ def test_metrics_after_a_scripted_session(offline_model, c003_api, operator_user
     assert approvals["decision_seconds"]["n"] == 1
 
     chat = overall["chat"]
-    # The reason question is counted apart from refusals (issue 13): it asks, it does not refuse.
+    # The reason question is counted apart from refusals: it asks, it does not refuse.
     assert (chat["turns"], chat["tool_calls"], chat["refused"], chat["clarifications"], chat["escalations"]) == (
         5,
         6,

@@ -1,4 +1,4 @@
-"""Nothing slow in the customer's request (issue 13): in embedded mode a served process dispatches committed
+"""Nothing slow in the customer's request: in embedded mode a served process dispatches committed
 outbox rows — the draft pipeline — on a background thread after the response, with the same task code; and a
 server (not a test or a command) loads the analyser and the index at start."""
 

@@ -23,18 +23,7 @@ def _fingerprint():
     orders = list(
         _synthetic_orders()
         .order_by("order_id")
-        .values_list(
-            "order_id",
-            "customer_id",
-            "option_id",
-            "quantity",
-            "amount",
-            "status",
-            "shipping_address",
-            "ordered_at",
-            "shipped_at",
-            "delivered_at",
-        )
+        .values_list(*(f.attname for f in Order._meta.concrete_fields))  # every column of the order
     )
     customers = list(
         Customer.objects.filter(customer_id__regex=CUSTOMER_ID_REGEX).order_by("pk").values_list("pk", "name", "phone")

@@ -13,24 +13,16 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
-import pytest
 from django.conf import settings
 
-# The same Chromium, with the same flags, as the live-lists benchmark drives.
-from bench.live_lists import CHROMIUM, CHROMIUM_ARGS
+# The same Chromium, with the same flags, as the live-lists benchmark drives; skipped without it (failed in CI).
+from testsupport.browser import CHROMIUM, CHROMIUM_ARGS
+from testsupport.browser import browser_require as require
 
 ARTIFACTS = settings.BASE_DIR / "test-artifacts"
 AXE = settings.BASE_DIR / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("critical", "serious")  # the axe-core impacts a page must not have
 VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
-
-
-def require(what: str, ok: bool) -> None:
-    if ok:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI=true: {what} is required for the browser test")
-    pytest.skip(f"{what} not available")
 
 
 def in_thread(fn):

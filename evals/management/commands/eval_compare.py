@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from evals.management.commands.eval_agent import USAGE
+from evals.cli import USAGE
 from evals.report import CURRENCIES
 from evals.services import EvalUsageError, eval_compare_run
 

@@ -7,7 +7,7 @@ from common.actors import Actor
 from common.errors import DomainError
 from integration.errors import InvalidInput
 from integration.models import Integration
-from integration.services import IMPORT_CHUNK_SIZE, shop_import_batch
+from integration.services.imports import IMPORT_CHUNK_SIZE, shop_import_batch
 
 
 class Command(BaseCommand):

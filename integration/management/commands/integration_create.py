@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from common.actors import Actor
 from integration.errors import InvalidInput
-from integration.services import ALL_SCOPES, integration_create
+from integration.services.integrations import ALL_SCOPES, integration_create
 
 
 class Command(BaseCommand):

@@ -1,0 +1,42 @@
+"""Records the cs_project tests make the way a customer would."""
+
+from __future__ import annotations
+
+from actions.models import ActionRecord
+from actions.services import refund_request
+from common.actors import Actor
+from orders.models import Customer, Order
+from tickets.models import Ticket
+from tickets.services import ticket_create
+
+
+def customer_inquiry(
+    customer: Customer,
+    *,
+    category: str = "오류",
+    subject: str = "결제 오류",
+    body: str = "결제하면 오류가 나요.",
+    order: Order | None = None,
+) -> Ticket:
+    """The customer's inquiry through the API (an error inquiry unless told otherwise), its draft requested."""
+    return ticket_create(
+        customer=customer,
+        category=category,
+        subject=subject,
+        body=body,
+        source="API",
+        author=customer.user,
+        order=order,
+    )
+
+
+def defect_refund(reason: str, *, customer_id: str = "C003", order_id: str = "HR20260721001") -> ActionRecord:
+    """The customer's agent asks for a refund of a defective order: 승인대기."""
+    customer = Customer.objects.get(pk=customer_id)
+    return refund_request(
+        customer=customer,
+        order_id=order_id,
+        reason=reason,
+        reason_category="DEFECT",
+        actor=Actor.customer_agent(customer),
+    ).record
