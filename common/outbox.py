@@ -64,6 +64,7 @@ class _Registration:
     redeliver_after_s: float | None
     max_attempts: Callable[[], int] | None = None
     keep_done: bool = False
+    inline: bool = False
 
 
 _registry: dict[str, _Registration] = {}
@@ -94,12 +95,18 @@ def outbox_register(
     redeliver_after_s: float | None = None,
     max_attempts: Callable[[], int] | None = None,
     keep_done: bool = False,
+    inline: bool = False,
 ) -> None:
     """Who hands off `topic`. `redeliver_after_s`: re-dispatch a DISPATCHED row that no consumer marked done
     in that time (a lost broker message). Leave it None when the owning app's own sweep watches the outcome.
     `max_attempts`: read at each failure (a setting may change), else CS_OUTBOX_MAX_ATTEMPTS. `keep_done`:
-    the DONE row is the record people read (a webhook's delivery), so `outbox_purge` leaves it."""
-    _registry[topic] = _Registration(handler, redeliver_after_s, max_attempts, keep_done)
+    the DONE row is the record people read (a webhook's delivery), so `outbox_purge` leaves it. `inline`: the
+    handler is quick database work of its own (no network, no broker) and runs inside the enqueuing transaction,
+    in a savepoint, right after the row is written; it must mark the row done itself (`outbox_done`). Its writes
+    then commit with the change, atomically, and the row needs no dispatch after the commit (a claim, a read and
+    two more commits saved). If it raises, its savepoint is rolled back and the row is dispatched after the
+    commit as any other (then by the sweep)."""
+    _registry[topic] = _Registration(handler, redeliver_after_s, max_attempts, keep_done, inline)
 
 
 def _max_attempts(topic: str) -> int:
@@ -125,10 +132,27 @@ def outbox_enqueue(*, topic: str, key: str, payload: dict) -> OutboxMessage:
     """Write the request inside the caller's transaction; it is dispatched once that commits. The same
     (topic, key) twice is one row."""
     message = OutboxMessage(dedupe_key=_key(topic, key), topic=topic, payload=payload, next_attempt_at=timezone.now())
-    if _insert_unless_present(message):
-        transaction.on_commit(partial(_dispatch_after_commit, message.pk), robust=True)
+    if not _insert_unless_present(message):
+        return OutboxMessage.objects.get(dedupe_key=message.dedupe_key)
+    registration = _registry.get(topic)
+    if registration is not None and registration.inline and _handled_inline(registration, message):
         return message
-    return OutboxMessage.objects.get(dedupe_key=message.dedupe_key)
+    transaction.on_commit(partial(_dispatch_after_commit, message.pk), robust=True)
+    return message
+
+
+def _handled_inline(registration: _Registration, message: OutboxMessage) -> bool:
+    """Run an inline handler in a savepoint of the enqueuing transaction: True when it returned (it marked the
+    row done; a handler that did not leaves a PENDING row, which the sweep dispatches); False, its writes rolled
+    back and the error logged, to leave the row to the usual dispatch after the commit."""
+    try:
+        with transaction.atomic():
+            registration.handler(message)
+    except Exception as exc:
+        error = type(exc).__name__
+        log.warning("outbox.inline_failed topic=%s outbox_id=%s error=%s", message.topic, message.pk, error)
+        return False
+    return True
 
 
 def _insert_unless_present(message: OutboxMessage) -> bool:

@@ -24,7 +24,10 @@ class IntegrationConfig(AppConfig):
         from integration.tasks import webhook_deliver_handler
         from tickets.hooks import shop_notifies_register
 
-        outbox_register(SHOP_EVENT_TOPIC, shop_event_route)
+        # Routing is two indexed reads and, for a connected shop, its feed row and delivery request: done inside the
+        # change's own transaction (atomic with it, nothing to dispatch after the commit); a failure falls back to
+        # the usual dispatch and the sweep.
+        outbox_register(SHOP_EVENT_TOPIC, shop_event_route, inline=True)
         outbox_register(
             WEBHOOK_TOPIC,
             webhook_deliver_handler,

@@ -216,3 +216,49 @@ def test_a_new_request_is_one_insert_and_a_repeated_key_one_more_read(receiver):
     assert created.pk == same.pk == row.pk and row.payload == {"id": 9, "이름": "값"}
     assert (row.topic, row.status, row.attempts) == (TOPIC, "DISPATCHED", 1) and row.created_at is not None
     assert receiver.handed == [{"id": 9, "이름": "값"}]
+
+
+INLINE = "test.inline_thing"
+
+
+@pytest.fixture
+def inline_receiver():
+    receiver = Receiver()
+
+    def handler(message: OutboxMessage) -> str:
+        receiver(message)
+        outbox.outbox_done(topic=INLINE, key=message.dedupe_key.split(":", 1)[1])
+        return "done"
+
+    outbox.outbox_register(INLINE, handler, inline=True)
+    yield receiver
+    outbox._registry.pop(INLINE, None)
+
+
+def test_an_inline_handler_runs_in_the_enqueuing_transaction_and_nothing_is_dispatched_after(inline_receiver):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with pytest.raises(RuntimeError), transaction.atomic():
+        outbox.outbox_enqueue(topic=INLINE, key="1", payload={"id": 1})
+        assert inline_receiver.handed == [{"id": 1}]  # before the commit, in the transaction
+        raise RuntimeError("the change failed")
+    assert not OutboxMessage.objects.exists()  # its work went with the change
+    with CaptureQueriesContext(connection) as captured, transaction.atomic():
+        outbox.outbox_enqueue(topic=INLINE, key="2", payload={"id": 2})
+    statements = [q["sql"].split()[0].upper() for q in captured.captured_queries]
+    assert statements[-1] == "COMMIT", statements  # no claim, read or update after the commit
+    row = OutboxMessage.objects.get()
+    assert (row.status, row.attempts, row.done_at is not None) == ("DONE", 0, True)
+
+
+def test_an_inline_handler_that_fails_leaves_the_row_to_the_dispatch_after_commit(inline_receiver):
+    inline_receiver.down = True
+    with transaction.atomic():
+        outbox.outbox_enqueue(topic=INLINE, key="1", payload={"id": 1})
+    row = OutboxMessage.objects.get()  # the row survived the handler's failure; the dispatch failed too
+    assert (row.status, row.attempts, row.last_error) == ("PENDING", 1, "ConnectionError")
+    inline_receiver.down = False
+    _make_due()
+    assert outbox.outbox_sweep() == 1
+    assert OutboxMessage.objects.get().status == "DONE" and inline_receiver.handed == [{"id": 1}]
