@@ -22,7 +22,7 @@ from drafts import policy
 from drafts.guard import draft_hold_for
 from drafts.locks import leases_held
 from drafts.models import DeadLetter, Draft, DraftEvent, StageState
-from drafts.stages import stage_labels
+from drafts.stages import stage_labels, stages
 from tickets.models import Ticket, TicketMessage
 from tickets.selectors import ticket_latest_customer_message_id, with_latest_customer_message
 from tickets.services import (
@@ -463,10 +463,15 @@ def drafts_tidy_superseded() -> tuple[int, int]:
 
 
 def _incomplete_drafts() -> Q:
-    """Drafts that are not closed and not complete: PREPARING, FAILED, or a stage still PENDING or FAILED."""
+    """Drafts that are not closed and not complete: PREPARING, FAILED, a stage column still PENDING or FAILED, or
+    a FAILED entry in `stage_results` for a declared stage without a column. (A missing entry is not unfinished:
+    a stage declared after a draft was made leaves the older drafts complete, as `Draft.is_unfinished` says.)"""
     open_stage = Q()
     for stage in Draft.STAGES:
         open_stage |= Q(**{f"{stage}_state__in": [StageState.PENDING, StageState.FAILED]})
+    for stage in stages():
+        if not stage.has_column:
+            open_stage |= Q(**{f"stage_results__{stage.name}__state": StageState.FAILED})
     return Q(status__in=[Draft.Status.PREPARING, Draft.Status.FAILED]) | (Q(status=Draft.Status.GENERATED) & open_stage)
 
 
