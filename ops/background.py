@@ -18,10 +18,10 @@ import queue
 import threading
 from collections.abc import Callable
 
-from django.conf import settings
 from django.db import connections
 
 from common.outbox import outbox_runner_set
+from ops.embedded import EmbeddedOnce
 
 log = logging.getLogger(__name__)
 
@@ -58,27 +58,25 @@ class BackgroundRunner:
         self.thread.join(timeout=30)
 
 
-_runner: BackgroundRunner | None = None
-_lock = threading.Lock()
+def _started() -> BackgroundRunner:
+    runner = BackgroundRunner().start()
+    outbox_runner_set(runner)
+    log.info("background.embedded_started")
+    return runner
+
+
+def _stopped(runner: BackgroundRunner) -> None:
+    outbox_runner_set(None)
+    runner.stop()
+
+
+_embedded = EmbeddedOnce(enabled="CS_OUTBOX_BACKGROUND", start=_started, stop=_stopped)
 
 
 def embedded_background_ensure(**_kwargs) -> BackgroundRunner | None:
     """Install this process's background runner once, in embedded mode only (a `request_started` receiver)."""
-    global _runner
-    if _runner is not None or getattr(settings, "REDIS_URL", None) or not settings.CS_OUTBOX_BACKGROUND:
-        return _runner
-    with _lock:
-        if _runner is None:
-            _runner = BackgroundRunner().start()
-            outbox_runner_set(_runner)
-            log.info("background.embedded_started")
-    return _runner
+    return _embedded.ensure()
 
 
 def embedded_background_stop() -> None:
-    global _runner
-    with _lock:
-        if _runner is not None:
-            outbox_runner_set(None)
-            _runner.stop()
-            _runner = None
+    _embedded.stop()

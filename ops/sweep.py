@@ -22,6 +22,7 @@ from django.db import connections
 from common.outbox import outbox_purge, outbox_sweep
 from drafts.services import drafts_sweep
 from integration.services import webhooks_release_held
+from ops.embedded import EmbeddedOnce
 from retention.services import retention_sweep_part
 from tickets.services import tickets_auto_close
 
@@ -85,25 +86,19 @@ class EmbeddedSweeper:
         self.thread.join(timeout=30)
 
 
-_sweeper: EmbeddedSweeper | None = None
-_sweeper_lock = threading.Lock()
+def _started() -> EmbeddedSweeper:
+    sweeper = EmbeddedSweeper(float(settings.CS_SWEEP_INTERVAL_S)).start()
+    log.info("sweep.embedded_started interval_s=%s", settings.CS_SWEEP_INTERVAL_S)
+    return sweeper
+
+
+_embedded = EmbeddedOnce(enabled="CS_SWEEP_EMBEDDED", start=_started, stop=EmbeddedSweeper.stop)
 
 
 def embedded_sweeper_ensure(**_kwargs) -> EmbeddedSweeper | None:
     """Start this process's sweeper thread once, in embedded mode only (a `request_started` receiver)."""
-    global _sweeper
-    if _sweeper is not None or getattr(settings, "REDIS_URL", None) or not settings.CS_SWEEP_EMBEDDED:
-        return _sweeper
-    with _sweeper_lock:
-        if _sweeper is None:
-            _sweeper = EmbeddedSweeper(float(settings.CS_SWEEP_INTERVAL_S)).start()
-            log.info("sweep.embedded_started interval_s=%s", settings.CS_SWEEP_INTERVAL_S)
-    return _sweeper
+    return _embedded.ensure()
 
 
 def embedded_sweeper_stop() -> None:
-    global _sweeper
-    with _sweeper_lock:
-        if _sweeper is not None:
-            _sweeper.stop()
-            _sweeper = None
+    _embedded.stop()
