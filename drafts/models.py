@@ -1,7 +1,10 @@
+from __future__ import annotations
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from common.actors import Actor
 from common.audit import AuditEvent
 
 
@@ -195,6 +198,61 @@ class DraftEvent(AuditEvent):
 
     def __str__(self) -> str:
         return f"D{self.draft_id} {self.get_type_display()}"
+
+    # One builder per kind of row: the payload's keys are written down here, once. Each returns the unsaved row.
+    @classmethod
+    def created(cls, draft: Draft, *, actor: Actor) -> DraftEvent:
+        """A run claimed a new draft for its ticket's customer input."""
+        payload = {"after": draft.status, "ticket_id": draft.ticket_id, "message_id": draft.source_message_id}
+        return cls.build(draft=draft, type=cls.Type.CREATED, actor=actor, payload=payload)
+
+    @classmethod
+    def generated(cls, draft: Draft, *, actor: Actor, before: str) -> DraftEvent:
+        """A run made the draft live; `attempt`: which run of the draft it was."""
+        payload = cls.change(before, Draft.Status.GENERATED, attempt=draft.attempts)
+        return cls.build(draft=draft, type=cls.Type.GENERATED, actor=actor, payload=payload)
+
+    @classmethod
+    def failed(cls, draft: Draft, *, actor: Actor, before: str) -> DraftEvent:
+        """A run could not make the draft; `errors`: each stage's error class, never its text."""
+        payload = cls.change(before, Draft.Status.FAILED, attempt=draft.attempts, errors=draft.errors)
+        return cls.build(draft=draft, type=cls.Type.FAILED, actor=actor, payload=payload)
+
+    @classmethod
+    def superseded(cls, draft_id: int, *, actor: Actor, before: str, reason: str) -> DraftEvent:
+        """`reason`: newer_input (the customer wrote again) or newer_draft (another draft of the ticket went live)."""
+        payload = cls.change(before, Draft.Status.SUPERSEDED, reason=reason)
+        return cls.build(draft_id=draft_id, type=cls.Type.SUPERSEDED, actor=actor, payload=payload)
+
+    @classmethod
+    def applied(cls, draft: Draft, *, actor: Actor, tags: list[str]) -> DraftEvent:
+        """The operator sent it: unchanged or edited, how much (`edit_ratio`) and the tags they chose."""
+        payload = cls.change(
+            Draft.Status.GENERATED,
+            Draft.Status.APPLIED,
+            applied=draft.applied,
+            edit_ratio=round(draft.edit_ratio, 4),
+            tags=tags,
+        )
+        return cls.build(draft=draft, type=cls.Type.APPLIED, actor=actor, payload=payload)
+
+    @classmethod
+    def overridden(cls, draft: Draft, *, actor: Actor, holds: list[str], claims: int) -> DraftEvent:
+        """Sent although held: which holds, and how many money claims the sent text made."""
+        payload = {"holds": list(holds), "claims": claims}
+        return cls.build(draft=draft, type=cls.Type.OVERRIDDEN, actor=actor, payload=payload)
+
+    @classmethod
+    def rejected(
+        cls, draft: Draft, *, actor: Actor, tags: list[str] | None = None, reason: str | None = None
+    ) -> DraftEvent:
+        """Rejected by the operator (with the tags they chose), or `reason` own_reply: they answered themselves."""
+        payload = cls.change(Draft.Status.GENERATED, Draft.Status.REJECTED)
+        if tags is not None:
+            payload["tags"] = tags
+        if reason is not None:
+            payload["reason"] = reason
+        return cls.build(draft=draft, type=cls.Type.REJECTED, actor=actor, payload=payload)
 
 
 class TicketLease(models.Model):

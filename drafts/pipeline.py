@@ -21,7 +21,7 @@ from django.utils import timezone
 from drafts.context import context_prefetch, context_sources
 from drafts.locks import ticket_lease
 from drafts.models import Draft, DraftEvent, StageState
-from drafts.services import PIPELINE_ACTOR, draft_event, drafts_supersede
+from drafts.services import PIPELINE_ACTOR, drafts_supersede
 from drafts.stages import Run, Stage, StageInput, stages_in_run_order
 from llm import client as llm
 from llm.errors import LLMError
@@ -44,6 +44,11 @@ class Stale(Exception):
     """A newer customer input exists: this run's work is dropped (the newer event will do it)."""
 
 
+# The statuses a stage's fields move a draft to (its other statuses are the supersede's and the operator's, written
+# with their own rows), and the row each writes.
+_RUN_EVENTS = {Draft.Status.GENERATED: DraftEvent.generated, Draft.Status.FAILED: DraftEvent.failed}
+
+
 def _fenced_write(run: Run, **fields) -> Draft:
     """Write stage results, or raise Stale. Runs in its own short transaction under row locks."""
     with transaction.atomic():
@@ -55,14 +60,7 @@ def _fenced_write(run: Run, **fields) -> Draft:
             before = draft.status
             draft.status = Draft.Status.SUPERSEDED
             draft.save(update_fields=["status"])
-            draft_event(
-                draft,
-                DraftEvent.Type.SUPERSEDED,
-                actor=PIPELINE_ACTOR,
-                before=before,
-                after=draft.status,
-                reason="newer_input",
-            )
+            DraftEvent.superseded(draft.pk, actor=PIPELINE_ACTOR, before=before, reason="newer_input").save()
             stale = True
         if not stale:
             if fields.get("status") == Draft.Status.GENERATED:
@@ -78,11 +76,9 @@ def _fenced_write(run: Run, **fields) -> Draft:
             for name, value in fields.items():
                 setattr(draft, name, value)
             draft.save(update_fields=list(fields))
-            if "status" in fields and draft.status != before and draft.status in DraftEvent.Type.values:
-                payload = {"before": before, "after": draft.status, "attempt": draft.attempts}
-                if draft.status == Draft.Status.FAILED:
-                    payload["errors"] = draft.errors  # error class names per stage, no text
-                draft_event(draft, draft.status, actor=PIPELINE_ACTOR, **payload)
+            event = _RUN_EVENTS.get(draft.status) if "status" in fields and draft.status != before else None
+            if event is not None:
+                event(draft, actor=PIPELINE_ACTOR, before=before).save()
     if stale:
         raise Stale
     return draft
@@ -202,14 +198,7 @@ def _claim(ticket: Ticket, message: TicketMessage, *, retry_failed: bool) -> Dra
             ticket=ticket, source_message=message, defaults={"input_at": message.created_at}
         )
         if created:
-            draft_event(
-                draft,
-                DraftEvent.Type.CREATED,
-                actor=PIPELINE_ACTOR,
-                after=draft.status,
-                ticket_id=ticket.pk,
-                message_id=message.pk,
-            )
+            DraftEvent.created(draft, actor=PIPELINE_ACTOR).save()
     if not created and (draft.is_closed or not (draft.is_unfinished or (retry_failed and draft.has_failure))):
         return None
     draft.attempts += 1

@@ -14,7 +14,6 @@ from django.utils import timezone
 
 from actions.claims import find_money_claims
 from common.actors import Actor, Person
-from common.audit import actor_fields
 from common.display import person_name
 from common.errors import InvalidState, NotFound, PermissionDenied
 from common.outbox import OutboxMessage, outbox_dispatch, outbox_done, outbox_request
@@ -22,7 +21,7 @@ from drafts import policy
 from drafts.guard import draft_hold_for
 from drafts.locks import leases_held
 from drafts.models import DeadLetter, Draft, DraftEvent, StageState
-from drafts.stages import stage_labels
+from drafts.stages import stage_labels, stages
 from tickets.models import Ticket, TicketMessage
 from tickets.selectors import ticket_latest_customer_message_id, with_latest_customer_message
 from tickets.services import (
@@ -44,12 +43,6 @@ PIPELINE_ACTOR = Actor("SYSTEM", "AI 초안 파이프라인")
 SWEEP_ACTOR = Actor("SYSTEM", "자동 정리(sweep)")
 
 
-def draft_event(draft: Draft | int, type: str, *, actor: Actor, **payload: object) -> DraftEvent:
-    """One audit row; call it inside the transaction that makes the change."""
-    draft_id = draft if isinstance(draft, int) else draft.pk
-    return DraftEvent.objects.create(draft_id=draft_id, type=type, payload=payload, **actor_fields(actor))
-
-
 def drafts_supersede(*, where: Q, actor: Actor, reason: str) -> list[int]:
     """Mark the drafts matching `where` SUPERSEDED, one event per draft, in one transaction: the rows are
     locked and read once, changed by one UPDATE and recorded by one bulk INSERT (three statements, however
@@ -59,15 +52,8 @@ def drafts_supersede(*, where: Q, actor: Actor, reason: str) -> list[int]:
         if not rows:
             return []
         Draft.objects.filter(pk__in=[pk for pk, _ in rows]).update(status=Draft.Status.SUPERSEDED)
-        fields = actor_fields(actor)
         DraftEvent.objects.bulk_create(
-            DraftEvent(
-                draft_id=pk,
-                type=DraftEvent.Type.SUPERSEDED,
-                payload={"before": status, "after": Draft.Status.SUPERSEDED, "reason": reason},
-                **fields,
-            )
-            for pk, status in rows
+            DraftEvent.superseded(pk, actor=actor, before=status, reason=reason) for pk, status in rows
         )
     return [pk for pk, _ in rows]
 
@@ -174,18 +160,9 @@ def draft_apply(
             fields += ["override_reason", "override_by", "override_at", "override_holds", "claim_blockers"]
         draft.save(update_fields=fields)
         who = Actor.operator(actor)
-        draft_event(
-            draft,
-            DraftEvent.Type.APPLIED,
-            actor=who,
-            before=Draft.Status.GENERATED,
-            after=Draft.Status.APPLIED,
-            applied=draft.applied,
-            edit_ratio=round(ratio, 4),
-            tags=[t.name for t in chosen],
-        )
+        DraftEvent.applied(draft, actor=who, tags=[t.name for t in chosen]).save()
         if hold.code:
-            draft_event(draft, DraftEvent.Type.OVERRIDDEN, actor=who, holds=list(hold.holds), claims=len(held_claims))
+            DraftEvent.overridden(draft, actor=who, holds=list(hold.holds), claims=len(held_claims)).save()
         ticket = draft.ticket
         ticket_tags_add(ticket=ticket, tags=chosen, actor=actor)
     if hold.code:
@@ -209,20 +186,15 @@ def draft_apply(
     return draft
 
 
-def _rejected(draft: Draft, *, actor: Person, at: datetime, **payload: object) -> None:
+def _rejected(
+    draft: Draft, *, actor: Person, at: datetime, tags: list[str] | None = None, reason: str | None = None
+) -> None:
     """Mark a live (locked) draft REJECTED by `actor`, with its audit row."""
     draft.status = Draft.Status.REJECTED
     draft.decided_by = actor
     draft.decided_at = at
     draft.save(update_fields=["status", "decided_by", "decided_at"])
-    draft_event(
-        draft,
-        DraftEvent.Type.REJECTED,
-        actor=Actor.operator(actor),
-        before=Draft.Status.GENERATED,
-        after=Draft.Status.REJECTED,
-        **payload,
-    )
+    DraftEvent.rejected(draft, actor=Actor.operator(actor), tags=tags, reason=reason).save()
 
 
 def draft_reject(*, draft_id: int, actor: Person, tags: Iterable[str] = ()) -> Draft:
@@ -463,10 +435,15 @@ def drafts_tidy_superseded() -> tuple[int, int]:
 
 
 def _incomplete_drafts() -> Q:
-    """Drafts that are not closed and not complete: PREPARING, FAILED, or a stage still PENDING or FAILED."""
+    """Drafts that are not closed and not complete: PREPARING, FAILED, a stage column still PENDING or FAILED, or
+    a FAILED entry in `stage_results` for a declared stage without a column. (A missing entry is not unfinished:
+    a stage declared after a draft was made leaves the older drafts complete, as `Draft.is_unfinished` says.)"""
     open_stage = Q()
     for stage in Draft.STAGES:
         open_stage |= Q(**{f"{stage}_state__in": [StageState.PENDING, StageState.FAILED]})
+    for stage in stages():
+        if not stage.has_column:
+            open_stage |= Q(**{f"stage_results__{stage.name}__state": StageState.FAILED})
     return Q(status__in=[Draft.Status.PREPARING, Draft.Status.FAILED]) | (Q(status=Draft.Status.GENERATED) & open_stage)
 
 

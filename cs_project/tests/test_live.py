@@ -124,7 +124,6 @@ def test_the_draft_column_moves_the_ticket_list_only_for_those_who_may_read_draf
     shop_knowledge, offline_model, operator_user, django_capture_on_commit_callbacks
 ):
     from drafts.models import Draft, DraftEvent
-    from drafts.services import draft_event
 
     viewer = _client(_staff("tickets-only", "view_ticket"))
     operator = _client(operator_user)
@@ -132,7 +131,7 @@ def test_the_draft_column_moves_the_ticket_list_only_for_those_who_may_read_draf
         _inquiry()
     draft = Draft.objects.get()
     etags = {name: c.get(LIVE, {"topics": "tickets"})["ETag"] for name, c in (("v", viewer), ("o", operator))}
-    draft_event(draft, DraftEvent.Type.GENERATED, actor=Actor.system("test"))
+    DraftEvent.generated(draft, actor=Actor.system("test"), before=draft.status).save()
     assert viewer.get(LIVE, {"topics": "tickets"}, HTTP_IF_NONE_MATCH=etags["v"]).status_code == 304
     assert operator.get(LIVE, {"topics": "tickets"}, HTTP_IF_NONE_MATCH=etags["o"]).status_code == 200
 

@@ -9,6 +9,7 @@ from django.urls import reverse
 from pydantic import BaseModel, ConfigDict, Field
 
 from drafts.models import Draft
+from drafts.services import drafts_sweep
 from drafts.stages import Stage, StageInput, stage_register, stage_unregister, stages, stages_in_run_order
 from drafts.tests.support import inquiry
 from llm.fence import CUSTOMER, FENCE_RULE, fence, fenced_bodies
@@ -99,6 +100,53 @@ def test_a_declared_stage_that_fails_is_shown_by_its_label_and_keeps_the_draft(
     draft = Draft.objects.get(pk=draft.pk)
     assert draft.stage_state("summary") == "DONE" and draft.attempts == 2 and not draft.has_failure
     assert draft.stage_results["summary"]["output"] == {"summary": "고객 문의 요약: 배송 언제 와요?"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_sweep_retries_a_declared_stage_that_failed_and_finishes_the_draft(
+    summary_stage, c005, scripted_model, settings
+):
+    from llm.offline import respond, structured_name
+    from llm.testing import Fault
+
+    settings.CS_SWEEP_GRACE_S = 0
+    settings.CS_AI_FAILED_RETRY_BASE_S = 0  # the automatic retry is due at once
+    scripted_model.handler = lambda body: Fault(500) if structured_name(body) == "summary" else respond(body)
+    ticket = inquiry(c005, "배송 언제 와요?")
+    draft = Draft.objects.get(ticket=ticket)
+    assert (draft.status, draft.stage_state("summary"), draft.attempts) == ("GENERATED", "FAILED", 1)
+    assert all(state in ("DONE", "SKIPPED") for state in draft.stage_states)  # only the declared stage failed
+
+    asked = []
+    scripted_model.handler = lambda body: asked.append(structured_name(body)) or respond(body)  # the model is back
+    assert drafts_sweep().requested == {"failed": 1}
+    assert asked == ["summary"]  # the retry runs the failed stage, and only it
+    draft = Draft.objects.get(pk=draft.pk)
+    assert (draft.status, draft.stage_state("summary"), draft.attempts) == ("GENERATED", "DONE", 2)
+    assert draft.stage_results["summary"]["output"] == {"summary": "고객 문의 요약: 배송 언제 와요?"}
+    assert not draft.has_failure and not draft.is_unfinished
+    # The draft's status did not move on the retry: its history is the first run's, by the pipeline.
+    events = list(draft.events.order_by("id").values_list("type", "actor_type", "payload"))
+    assert events == [
+        ("CREATED", "SYSTEM", {"after": "PREPARING", "ticket_id": ticket.pk, "message_id": draft.source_message_id}),
+        ("GENERATED", "SYSTEM", {"before": "PREPARING", "after": "GENERATED", "attempt": 1}),
+    ]
+    assert drafts_sweep().requested == {}  # complete: never requested again
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stage_declared_after_a_draft_was_made_leaves_the_older_draft_complete_for_the_sweep(
+    c005, offline_model, settings
+):
+    settings.CS_SWEEP_GRACE_S = 0
+    ticket = inquiry(c005, "배송 언제 와요?")
+    stage_register(SUMMARY)
+    try:
+        assert drafts_sweep().requested == {}
+    finally:
+        stage_unregister(SUMMARY.name)
+    draft = Draft.objects.get(ticket=ticket)
+    assert (draft.attempts, draft.stage_results) == (1, {})
 
 
 @pytest.mark.django_db(transaction=True)
