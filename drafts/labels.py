@@ -85,11 +85,12 @@ def context_report_rows(report: Mapping[str, object]) -> list[tuple[SafeString |
 
 
 def stage_cpu_rows(cpu_ms: Mapping[str, object]) -> list[tuple[SafeString | str, str]]:
-    """{"draft": 12.3, "context": 4.1} → (초안, 12.3ms), (선조회, 4.1ms): each stage's and the prefetch's and
-    retrieval's CPU by its label, then the total."""
+    """{"context": 4.1, "draft": 12.3} → (초안, 12.3ms), (선조회, 4.1ms): each stage's and the prefetch's and
+    retrieval's CPU by its label, in the order people read the stages in, then the total."""
     labels = {**stage_labels(), **RUN_WORK_LABELS}
+    order = [*(name for name in labels if name in cpu_ms), *(name for name in cpu_ms if name not in labels)]
     rows: list[tuple[SafeString | str, str]] = [
-        (code_html(name, labels, "기타 단계"), f"{float(ms):,.1f}ms") for name, ms in cpu_ms.items()
+        (code_html(name, labels, "기타 단계"), f"{float(cpu_ms[name]):,.1f}ms") for name in order
     ]
     if rows:
         rows.append(("합계", f"{sum(float(ms) for ms in cpu_ms.values()):,.1f}ms"))

@@ -9,6 +9,7 @@ latest customer message. Each stage's write carries the CPU its work took (`Draf
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 import threading
 import time
@@ -143,9 +144,10 @@ _FINISHED = (StageState.DONE, StageState.SKIPPED)
 
 class _Clock:
     """The CPU each piece of a run's work takes, in ms, read from the CPU clock of the thread that does it
-    (`time.thread_time`: two reads a piece; the model's latency is waiting, not CPU). A piece done inside another
-    in the same thread (the context prefetch inside the stage that first asks for it; sequentially, the retrieval
-    too) is counted as its own, not also as the enclosing one's. Each figure goes out with the next write."""
+    (`time.thread_time`: two reads a piece; the model's latency is waiting, not CPU). The context prefetch and,
+    in parallel, the retrieval run in threads of their own; a piece done inside another in the same thread (the
+    retrieval, sequentially, inside the stage that first asks for it) is counted as its own, not also as the
+    enclosing one's. Each figure goes out with the next write."""
 
     def __init__(self) -> None:
         self.unwritten: dict[str, float] = {}
@@ -200,8 +202,8 @@ class _Runner:
     def prefetched(self) -> tuple[dict, dict]:
         with self.prefetch_lock:  # one prefetch per run, whichever stage asks first
             if self._prefetched is None:
-                with self.clock.measure(CONTEXT_WORK):
-                    self._prefetched = context_prefetch(self.sources)
+                measured = functools.partial(self.clock.measure, CONTEXT_WORK)  # in the prefetch's own thread
+                self._prefetched = context_prefetch(self.sources, measured=measured)
             return self._prefetched
 
     def _input(self) -> StageInput:

@@ -90,7 +90,7 @@ def test_context_report_reads_as_fields():
 
 
 def test_stage_cpu_reads_by_the_stages_labels_and_the_work_beside_them_with_a_total():
-    rows = stage_cpu_rows({"draft": 12.34, "qa": 1234.5, "context": 4.0, "retrieval": 0.25})
+    rows = stage_cpu_rows({"retrieval": 0.25, "qa": 1234.5, "context": 4.0, "draft": 12.34})  # as the writes came
     assert [(_visible(k), v) for k, v in rows] == [
         ("초안", "12.3ms"),
         ("QA", "1,234.5ms"),
