@@ -1,7 +1,9 @@
 """Part 5 — our own cost: CPU per request of the serving process and CPU per draft of the Celery worker, read
 from each process's own counters (utime + stime in /proc/PID/stat), so other load on the machine does not move
-them the way it moves wall time; resident memory per process (/proc/PID/smaps_rollup: private vs shared); and
-the statements and commits one request runs (captured in this process with the same settings).
+them the way it moves wall time; the worker's CPU per draft split by stage, read from the measured drafts
+(`Draft.stage_cpu_ms`: each stage's thread CPU clock, which the pipeline stores with the draft); resident memory
+per process (/proc/PID/smaps_rollup: private vs shared); and the statements and commits one request runs
+(captured in this process with the same settings).
 
 The web process is ONE gunicorn sync worker (no threads: its counters are exactly the requests' cost), the
 model is the scripted server in this process (its CPU is not the worker's). Every measured request must answer
@@ -17,6 +19,7 @@ import time
 from pathlib import Path
 
 from bench import env as benv
+from bench import report
 from bench.data import customer_order
 
 KINDS = ("ping", "plain_turn", "tool_turn", "ticket_create", "draft_apply")
@@ -150,6 +153,7 @@ def drafts_generate(count: int, *, worker_pgid: int, log=print) -> tuple[list[in
     """`count` inquiries through the running Celery worker, one at a time; the worker's CPU per draft."""
     from bench.draft import inquiries, submit, wait_for
     from drafts.models import Draft
+    from drafts.stages import RUN_WORK, stages
 
     ids: list[int] = []
     errors: list[str] = []
@@ -164,9 +168,15 @@ def drafts_generate(count: int, *, worker_pgid: int, log=print) -> tuple[list[in
         ids.append(Draft.objects.filter(ticket_id=row["ticket_id"]).values_list("pk", flat=True).first())
     cpu = pgid_cpu_ms(worker_pgid) - cpu0
     log(f"    {count} drafts: worker CPU {cpu:.0f} ms ({cpu / count:.1f} ms per draft), {len(errors)} errors")
+    # The split by stage: what each measured draft's run read from its threads' CPU clocks and stored with it.
+    per_draft = list(Draft.objects.filter(pk__in=ids).values_list("stage_cpu_ms", flat=True))
+    split = report.stage_cpu(per_draft, round(cpu / count, 1), order=[*(s.name for s in stages()), *RUN_WORK])
+    log("    per draft: " + ", ".join(f"{name} {fig['median']} ms" for name, fig in split["pieces"].items())
+        + f"; together {split['sum']['ms_per_draft']} ms, {split['share_of_worker']} of the worker's")  # fmt: skip
     return ids, {
         "n": count,
         "cpu_ms_per_draft": round(cpu / count, 1),
+        "stages": split,
         "errors": len(errors),
         "error_examples": errors[:3],
         "valid": not errors,

@@ -27,6 +27,7 @@ from drafts.labels import (
     context_report_rows,
     draft_event_change_html,
     holds_html,
+    stage_cpu_rows,
     stage_errors_html,
 )
 from drafts.models import DeadLetter, Draft, DraftEvent, StageState
@@ -398,6 +399,7 @@ class DraftAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
                     *_STATE_FIELDS,
                     "stage_results_display",
                     "errors_display",
+                    "stage_cpu_display",
                     "input_at",
                     "draft_at",
                     "qa_at",
@@ -496,6 +498,10 @@ class DraftAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
     @admin.display(description="단계별 오류")
     def errors_display(self, obj: Draft) -> SafeString:
         return stage_errors_html(obj.errors) if obj.errors else mark_safe("-")
+
+    @admin.display(description="단계별 CPU")
+    def stage_cpu_display(self, obj: Draft) -> SafeString:
+        return fields_html(stage_cpu_rows(obj.stage_cpu_ms))
 
     @admin.display(description="편집 비율")
     def edit_ratio_display(self, obj: Draft) -> str:

@@ -16,7 +16,7 @@ from actions.claims import CODE as MONEY_CLAIM_CODE
 from common.display import code_html, payload_line
 from drafts import policy
 from drafts.models import Draft, DraftEvent
-from drafts.stages import stage_labels
+from drafts.stages import CONTEXT_WORK, RETRIEVAL_WORK, stage_labels
 from knowledge.chunking import markdown_plain
 
 # The confidence evaluation's items (Draft.confidence keys).
@@ -48,6 +48,8 @@ CONTEXT_SOURCE_LABELS: dict[str, str] = {
     "shipping_events": "배송 이력",
 }
 CONTEXT_OUTCOME_LABELS: dict[str, str] = {"ok": "조회됨", "late": "시간 초과로 제외"}
+# The run's work beside the stages (Draft.stage_cpu_ms keys besides the stages').
+RUN_WORK_LABELS: dict[str, str] = {CONTEXT_WORK: "선조회", RETRIEVAL_WORK: "지식 검색"}
 UNKNOWN = "기타"
 
 
@@ -79,6 +81,19 @@ def context_report_rows(report: Mapping[str, object]) -> list[tuple[SafeString |
     ]
     if "elapsed_ms" in report:
         rows.append(("걸린 시간", f"{report['elapsed_ms']:,}ms"))
+    return rows
+
+
+def stage_cpu_rows(cpu_ms: Mapping[str, object]) -> list[tuple[SafeString | str, str]]:
+    """{"context": 4.1, "draft": 12.3} → (초안, 12.3ms), (선조회, 4.1ms): each stage's and the prefetch's and
+    retrieval's CPU by its label, in the order people read the stages in, then the total."""
+    labels = {**stage_labels(), **RUN_WORK_LABELS}
+    order = [*(name for name in labels if name in cpu_ms), *(name for name in cpu_ms if name not in labels)]
+    rows: list[tuple[SafeString | str, str]] = [
+        (code_html(name, labels, "기타 단계"), f"{float(cpu_ms[name]):,.1f}ms") for name in order
+    ]
+    if rows:
+        rows.append(("합계", f"{sum(float(ms) for ms in cpu_ms.values()):,.1f}ms"))
     return rows
 
 

@@ -88,6 +88,10 @@ class Draft(models.Model):
     # {stage: {"state": PENDING|DONE|FAILED|SKIPPED, "output": {...}}} for declared stages without their own columns.
     stage_results = models.JSONField("추가 단계 결과", default=dict, blank=True)
     errors = models.JSONField("단계별 오류", default=dict, blank=True)
+    # {stage: ms, "context": ms, "retrieval": ms}: the CPU each stage's work took in its own thread, up to the write
+    # that stores it (the model's latency is waiting, not CPU), and the run's context prefetch and retrieval beside
+    # them (drafts.pipeline._Clock). A stage that did not run has none; a later run replaces the figures it measures.
+    stage_cpu_ms = models.JSONField("단계별 CPU(ms)", default=dict, blank=True)
     attempts = models.PositiveIntegerField("실행 횟수", default=0)
     attempted_at = models.DateTimeField("마지막 실행", null=True, blank=True)
 

@@ -3,15 +3,19 @@
 Each stage starts once the stages it waits for have ended (fast draft first, with its context prefetched and the
 knowledge retrieved beside it; QA and the confidence evaluation after it; tags and the operator-only diagnosis
 beside it). Every write is fenced: under a row lock it re-checks that the source input is still the ticket's
-latest customer message.
+latest customer message. Each stage's write carries the CPU its work took (`Draft.stage_cpu_ms`, see `_Clock`).
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 import threading
+import time
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -22,7 +26,7 @@ from drafts.context import context_prefetch, context_sources
 from drafts.locks import ticket_lease
 from drafts.models import Draft, DraftEvent, StageState
 from drafts.services import PIPELINE_ACTOR, drafts_supersede
-from drafts.stages import Run, Stage, StageInput, stages_in_run_order
+from drafts.stages import CONTEXT_WORK, RETRIEVAL_WORK, Run, Stage, StageInput, stages_in_run_order
 from llm import client as llm
 from llm.errors import LLMError
 from tickets.models import Ticket, TicketMessage
@@ -69,7 +73,7 @@ def _fenced_write(run: Run, **fields) -> Draft:
                     actor=PIPELINE_ACTOR,
                     reason="newer_draft",
                 )
-            for merged in ("errors", "stage_results"):  # per-stage maps: a stage adds its own key
+            for merged in ("errors", "stage_results", "stage_cpu_ms"):  # per-stage maps: a stage adds its own key
                 if merged in fields:
                     fields[merged] = {**getattr(draft, merged), **fields[merged]}
             before = draft.status
@@ -111,10 +115,8 @@ def _retrieve(query: str) -> list:
     return retrieve(query, k=4)
 
 
-def _stage_run(stage: Stage, inp: StageInput) -> dict | None:
-    """One stage: ask the model, check its output, store it. Returns the fields written (None: it did not run)."""
-    if any(inp.draft.stage_state(name) != StageState.DONE for name in stage.needs):
-        return None  # what it needs failed: it waits for a retry of the run
+def _stage_fields(stage: Stage, inp: StageInput) -> dict:
+    """One stage's work: ask the model, check its output. Returns the fields to write."""
     messages = stage.messages(inp)
     if messages is None:
         fields = _state(stage, StageState.SKIPPED)
@@ -130,11 +132,43 @@ def _stage_run(stage: Stage, inp: StageInput) -> dict | None:
                 if stage.has_column
                 else _state(stage, StageState.DONE, stored)
             )
-    draft = _fenced_write(inp.run, **fields)
-    return {name: getattr(draft, name) for name in fields}
+    return fields
 
 
 _FINISHED = (StageState.DONE, StageState.SKIPPED)
+
+
+class _Clock:
+    """The CPU each piece of a run's work takes, in ms, read from the CPU clock of the thread that does it
+    (`time.thread_time`: two reads a piece; the model's latency is waiting, not CPU). The context prefetch and,
+    in parallel, the retrieval run in threads of their own; a piece done inside another in the same thread (the
+    retrieval, sequentially, inside the stage that first asks for it) is counted as its own, not also as the
+    enclosing one's. Each figure goes out with the next write."""
+
+    def __init__(self) -> None:
+        self.unwritten: dict[str, float] = {}
+        self._lock = threading.Lock()
+        self._inner = threading.local()  # per thread: the CPU of the pieces measured inside the current one
+
+    @contextmanager
+    def measure(self, name: str) -> Iterator[None]:
+        outer_inner = getattr(self._inner, "ms", 0.0)
+        self._inner.ms = 0.0
+        start = time.thread_time()
+        try:
+            yield
+        finally:
+            spent = (time.thread_time() - start) * 1000
+            own = spent - self._inner.ms
+            self._inner.ms = outer_inner + spent
+            with self._lock:
+                self.unwritten[name] = round(own, 2)
+
+    def take(self) -> dict[str, float]:
+        """The figures measured since the last call, for the write about to be made."""
+        with self._lock:
+            taken, self.unwritten = self.unwritten, {}
+        return taken
 
 
 class _Runner:
@@ -149,17 +183,23 @@ class _Runner:
         self.prefetch_lock = threading.Lock()  # apart: a prefetch takes up to its budget, `written` never waits
         self._hits: Future | None = None
         self._prefetched: tuple[dict, dict] | None = None
+        self.clock = _Clock()
+
+    def _retrieve(self) -> list:
+        with self.clock.measure(RETRIEVAL_WORK):
+            return _retrieve(self.query)
 
     def hits(self) -> list:
         if self._hits is None:  # sequential (one thread): retrieved when a stage first asks
             self._hits = Future()
-            self._hits.set_result(_retrieve(self.query))
+            self._hits.set_result(self._retrieve())
         return self._hits.result()
 
     def prefetched(self) -> tuple[dict, dict]:
         with self.prefetch_lock:  # one prefetch per run, whichever stage asks first
             if self._prefetched is None:
-                self._prefetched = context_prefetch(self.sources)
+                measured = functools.partial(self.clock.measure, CONTEXT_WORK)  # in the prefetch's own thread
+                self._prefetched = context_prefetch(self.sources, measured=measured)
             return self._prefetched
 
     def _input(self) -> StageInput:
@@ -172,9 +212,14 @@ class _Runner:
     def _one(self, stage: Stage, waits_for: tuple[Future, ...] = ()) -> None:
         if any(future.exception() is not None for future in waits_for):
             return  # a stage it waits for raised (Stale, say): that surfaces from its own future
-        written = _stage_run(stage, self._input())
+        inp = self._input()
+        if any(inp.draft.stage_state(name) != StageState.DONE for name in stage.needs):
+            return  # what it needs failed: it waits for a retry of the run
+        with self.clock.measure(stage.name):  # up to its write, which carries the figure
+            fields = _stage_fields(stage, inp)
+        draft = _fenced_write(self.run, **fields, stage_cpu_ms=self.clock.take())
         with self.lock:
-            self.written.update(written or {})
+            self.written.update({name: getattr(draft, name) for name in fields})
 
     def sequential(self) -> None:
         for stage in self.todo:
@@ -182,7 +227,7 @@ class _Runner:
 
     def parallel(self) -> None:
         with ThreadPoolExecutor(max_workers=len(self.todo) + 1, thread_name_prefix="drafts") as pool:
-            self._hits = pool.submit(_in_thread, _retrieve, self.query)
+            self._hits = pool.submit(_in_thread, self._retrieve)
             futures: dict[str, Future] = {}
             for stage in self.todo:
                 waits_for = tuple(futures[name] for name in stage.after if name in futures)

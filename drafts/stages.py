@@ -92,12 +92,19 @@ class Stage:
 
 _registry: dict[str, Stage] = {}
 
+# The run's work beside the stages, named beside them in `Draft.stage_cpu_ms`: no stage takes these names.
+CONTEXT_WORK = "context"  # the customer's context, prefetched once per run (`drafts.context`)
+RETRIEVAL_WORK = "retrieval"  # the knowledge retrieved for the conversation, once per run
+RUN_WORK = (CONTEXT_WORK, RETRIEVAL_WORK)
+
 
 def stage_register(stage: Stage) -> None:
     """Declare a stage (at start-up, or in a test). The declaration order is the order people read the stages in;
     the runner orders them by what they wait for."""
     if not set(stage.needs) <= set(stage.after):
         raise ValueError(f"stage {stage.name} needs a stage it does not wait for")
+    if stage.name in RUN_WORK:
+        raise ValueError(f"{stage.name} names the run's work beside the stages, not a stage")
     _registry[stage.name] = stage
     register_structured(stage.name, stage.offline)
     purpose_label_register(stage.name, stage.purpose_label)

@@ -171,3 +171,32 @@ def test_the_memory_table_lists_a_prefork_workers_main_process_and_children():
     text = report.render_cpu({**_cpu(), "memory_celery_prefork": {"main": m, "children": [m, m]}})
     assert "| celery prefork main | 600 | 250 | 40.00 | 560 |" in text
     assert text.count("| celery prefork child |") == 2
+
+
+def test_stage_cpu_splits_the_workers_cpu_per_draft_by_the_work_of_its_runs():
+    per_draft = [
+        {"draft": 10.0, "qa": 6.0, "diagnosis": 1.0, "context": 3.0, "retrieval": 2.0},
+        {"draft": 14.0, "qa": 8.0, "diagnosis": 9.0, "context": 5.0, "retrieval": 2.0},
+        {"draft": 12.0, "context": 4.0, "retrieval": 2.0},  # QA did not run: the draft stage failed
+    ]
+    split = report.stage_cpu(per_draft, 40.0, order=["draft", "qa", "diagnosis", "context", "retrieval"])
+    assert list(split["pieces"]) == ["draft", "qa", "diagnosis", "context", "retrieval"]
+    assert split["pieces"]["draft"] == {"n": 3, "median": 12.0, "p90": 13.6, "ms_per_draft": 12.0}
+    assert split["pieces"]["qa"]["n"] == 2 and split["pieces"]["qa"]["median"] == 7.0
+    assert split["pieces"]["qa"]["ms_per_draft"] == pytest.approx(14 / 3, abs=0.01)  # over all the drafts
+    assert split["sum"]["median"] == 22.0 and split["sum"]["ms_per_draft"] == 26.0
+    assert sum(p["ms_per_draft"] for p in split["pieces"].values()) == pytest.approx(26.0, abs=0.02)
+    assert split["share_of_worker"] == 0.65  # the rest is Celery and the task around the run
+    assert report.stage_cpu([], 40.0)["pieces"] == {}
+
+
+def test_the_cpu_section_shows_the_workers_cpu_per_stage_and_the_share_they_account_for():
+    split = report.stage_cpu([{"draft": 12.0, "tags": 1.5, "context": 4.0}], 35.0, order=["draft", "tags", "context"])
+    cpu = {**_cpu(), "draft": {"n": 1, "cpu_ms_per_draft": 35.0, "valid": True, "stages": split}}
+    text = report.render_cpu(cpu)
+    assert "| Celery worker's work | drafts it ran in | median CPU ms | p90 CPU ms | CPU ms per draft |" in text
+    assert "| stage draft | 1 | 12.00 | 12.00 | 12.00 |" in text
+    assert "| context prefetch | 1 | 4.00 | 4.00 | 4.00 |" in text
+    assert "| all of them | 1 | 17.50 | 17.50 | 17.50 |" in text
+    assert "Of the worker's 35.00 ms per draft" in text and "account for 17.50 ms (50%)" in text
+    assert "Celery worker's work" not in report.render_cpu(_cpu())  # no split measured: no table

@@ -17,6 +17,7 @@ from drafts.labels import (
     citation_views,
     context_report_rows,
     draft_event_change_html,
+    stage_cpu_rows,
     stage_errors_html,
 )
 from drafts.models import Draft, DraftEvent
@@ -86,6 +87,18 @@ def test_context_report_reads_as_fields():
         ("고객 정보", "시간 초과로 제외"),
         ("걸린 시간", "1,234ms"),
     ]
+
+
+def test_stage_cpu_reads_by_the_stages_labels_and_the_work_beside_them_with_a_total():
+    rows = stage_cpu_rows({"retrieval": 0.25, "qa": 1234.5, "context": 4.0, "draft": 12.34})  # as the writes came
+    assert [(_visible(k), v) for k, v in rows] == [
+        ("초안", "12.3ms"),
+        ("QA", "1,234.5ms"),
+        ("선조회", "4.0ms"),
+        ("지식 검색", "0.2ms"),
+        ("합계", "1,251.1ms"),
+    ]
+    assert stage_cpu_rows({}) == []
 
 
 def test_stage_errors_name_the_stage():

@@ -4,11 +4,14 @@ conversation."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from django.urls import reverse
 from pydantic import BaseModel, ConfigDict, Field
 
 from drafts.models import Draft
+from drafts.pipeline import _Clock, draft_generate
 from drafts.services import drafts_sweep
 from drafts.stages import Stage, StageInput, stage_register, stage_unregister, stages, stages_in_run_order
 from drafts.tests.support import inquiry
@@ -193,3 +196,62 @@ def test_a_stage_cannot_need_what_it_does_not_wait_for():
     with pytest.raises(ValueError):
         stage_register(Stage("x", "x", "x", SummaryOutput, summary_messages, summary_offline, needs=("draft",)))
     assert "x" not in {stage.name for stage in stages()}
+
+
+def test_a_stage_cannot_take_the_name_of_the_runs_work_beside_the_stages():
+    with pytest.raises(ValueError):
+        stage_register(Stage("retrieval", "x", "x", SummaryOutput, summary_messages, summary_offline))
+    assert "retrieval" not in {stage.name for stage in stages()}
+
+
+def _busy(cpu_s: float) -> None:
+    start = time.thread_time()
+    while time.thread_time() - start < cpu_s:
+        pass
+
+
+def test_the_clock_counts_work_done_inside_another_piece_as_its_own_not_also_the_enclosing_ones():
+    clock = _Clock()
+    with clock.measure("draft"):
+        with clock.measure("context"):
+            _busy(0.03)
+        time.sleep(0.03)  # waiting (a model call) is not CPU
+    figures = clock.take()
+    assert figures["context"] >= 30
+    assert 0 <= figures["draft"] < 15
+    assert clock.take() == {}  # each figure goes out with one write
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("sequential", [False, True])
+def test_a_generated_draft_carries_the_cpu_of_each_stage_and_of_the_work_beside_them(
+    c005, offline_model, operator_user, client, settings, sequential
+):
+    settings.CS_AI_PIPELINE_SEQUENTIAL = sequential
+    draft = Draft.objects.get(ticket=inquiry(c005, "주문한 운동화 배송 언제 와요?"))
+    assert draft.status == "GENERATED" and draft.diagnosis_state == "SKIPPED"
+    # A skipped stage ran its check (diagnosis: not an error inquiry): that is CPU too.
+    assert set(draft.stage_cpu_ms) == {"draft", "qa", "confidence", "tags", "diagnosis", "context", "retrieval"}
+    assert all(isinstance(ms, float) and ms >= 0 for ms in draft.stage_cpu_ms.values())
+
+    client.force_login(operator_user)
+    record = client.get(reverse("admin:drafts_draft_change", args=[draft.pk])).content.decode()
+    assert "단계별 CPU" in record and "지식 검색</" in record and "<dt>합계</dt>" in record
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stage_that_did_not_run_has_no_cpu_figure_and_a_retry_adds_its_own(c005, scripted_model):
+    from llm.offline import respond, structured_name
+    from llm.testing import Fault
+
+    scripted_model.handler = lambda body: Fault(400) if structured_name(body) == "draft" else respond(body)
+    ticket = inquiry(c005, "배송 언제 와요?")
+    draft = Draft.objects.get(ticket=ticket)
+    assert (draft.draft_state, draft.qa_state, draft.confidence_state) == ("FAILED", "PENDING", "PENDING")
+    assert set(draft.stage_cpu_ms) == {"draft", "tags", "diagnosis", "context", "retrieval"}  # QA, confidence waited
+
+    scripted_model.handler = respond  # the model is back
+    draft_generate(ticket_id=ticket.pk, message_id=draft.source_message_id, retry_failed=True)
+    draft = Draft.objects.get(pk=draft.pk)
+    assert draft.status == "GENERATED" and {"qa", "confidence"} <= set(draft.stage_cpu_ms)
+    assert set(draft.stage_cpu_ms) == {"draft", "qa", "confidence", "tags", "diagnosis", "context", "retrieval"}
