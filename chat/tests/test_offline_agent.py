@@ -183,23 +183,66 @@ def test_reason_category_from_what_the_customer_says(text, category):
     assert called(ask([user(text)]))[1]["reason_category"] == category
 
 
-def test_address_change_extracts_the_new_address():
-    message = ask([user("HR20260726002 배송지를 서울시 마포구 양화로 45 101호로 바꿔 주세요")])
+# One message that names the order: the call comes at once, with what the message says.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            "HR20260726002 배송지를 서울시 마포구 양화로 45 101호로 바꿔 주세요",
+            ("change_shipping_address", {"order_id": "HR20260726002", "new_address": "서울시 마포구 양화로 45 101호"}),
+            id="address_change_extracts_the_new_address",
+        ),
+        pytest.param(
+            "HR20260726002 주소 좀 바꿀게요. 새 주소는 부산광역시 해운대구 센텀중앙로 79, 1203호입니다",
+            (
+                "change_shipping_address",
+                {"order_id": "HR20260726002", "new_address": "부산광역시 해운대구 센텀중앙로 79, 1203호"},
+            ),
+            id="address_after_the_verb_is_found",
+        ),
+    ],
+)
+def test_a_message_naming_the_order_calls_the_tool_at_once(text, expected):
+    assert called(ask([user(text)])) == expected
 
-    assert called(message) == (
-        "change_shipping_address",
-        {"order_id": "HR20260726002", "new_address": "서울시 마포구 양화로 45 101호"},
-    )
 
-
-def test_address_change_by_product_name_resolves_order_and_strips_it_from_the_address():
-    history = [user("이어폰 주소를 경기도 성남시 분당구 판교로 235 3층으로 변경해 주세요")]
+# One message that names a product (or nothing): the orders are looked up first, then the call is made.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            "이어폰 주소를 경기도 성남시 분당구 판교로 235 3층으로 변경해 주세요",
+            (
+                "change_shipping_address",
+                {"order_id": "HR20260726002", "new_address": "경기도 성남시 분당구 판교로 235 3층"},
+            ),
+            id="address_change_by_product_name_resolves_order_and_strips_it_from_the_address",
+        ),
+        pytest.param(
+            "운동화 블랙/260으로 교환해 주세요. 단순변심이에요",
+            (
+                "request_exchange",
+                {
+                    "order_id": "HR20260721001",
+                    "reason_category": "단순변심",
+                    "reason": "운동화 블랙/260으로 교환해 주세요. 단순변심이에요",
+                    "new_option": "블랙/260",
+                },
+            ),
+            id="exchange_with_option_and_reason",
+        ),
+        pytest.param(
+            "가방 주소 바꾸고 싶어요",
+            ("change_shipping_address", {"order_id": "HR20260724005", "new_address": ""}),
+            id="shipped_order_address_change_is_refused_before_asking_for_an_address",
+        ),
+    ],
+)
+def test_a_message_naming_a_product_calls_the_tool_after_the_order_list(text, expected):
+    history = [user(text)]
     history += answer(ask(history), ORDERS)
 
-    assert called(ask(history)) == (
-        "change_shipping_address",
-        {"order_id": "HR20260726002", "new_address": "경기도 성남시 분당구 판교로 235 3층"},
-    )
+    assert called(ask(history)) == expected
 
 
 def test_address_change_without_address_asks_then_uses_the_answer():
@@ -245,21 +288,6 @@ def test_ambiguous_order_asks_with_candidates_then_continues_with_product_answer
     assert called(ask(next_turn)) == ("get_my_orders", {})
     next_turn += answer(ask(next_turn), ORDERS)
     assert called(ask(next_turn))[1]["order_id"] == "HR20260628003"
-
-
-def test_exchange_with_option_and_reason():
-    history = [user("운동화 블랙/260으로 교환해 주세요. 단순변심이에요")]
-    history += answer(ask(history), ORDERS)
-
-    assert called(ask(history)) == (
-        "request_exchange",
-        {
-            "order_id": "HR20260721001",
-            "reason_category": "단순변심",
-            "reason": "운동화 블랙/260으로 교환해 주세요. 단순변심이에요",
-            "new_option": "블랙/260",
-        },
-    )
 
 
 def test_exchange_without_option_looks_the_order_up_then_asks_with_the_real_options():
@@ -309,22 +337,6 @@ def test_out_of_window_exchange_goes_to_the_tool_without_asking_for_an_option():
 
     assert name == "request_exchange" and args["order_id"] == "HR20260628003"
     assert args["new_option"] == ""  # the tool refuses by window before it looks at the option
-
-
-def test_shipped_order_address_change_is_refused_before_asking_for_an_address():
-    history = [user("가방 주소 바꾸고 싶어요")]
-    history += answer(ask(history), ORDERS)
-
-    assert called(ask(history)) == ("change_shipping_address", {"order_id": "HR20260724005", "new_address": ""})
-
-
-def test_address_after_the_verb_is_found():
-    message = ask([user("HR20260726002 주소 좀 바꿀게요. 새 주소는 부산광역시 해운대구 센텀중앙로 79, 1203호입니다")])
-
-    assert called(message) == (
-        "change_shipping_address",
-        {"order_id": "HR20260726002", "new_address": "부산광역시 해운대구 센텀중앙로 79, 1203호"},
-    )
 
 
 def test_order_and_reason_established_earlier_are_not_asked_again():
