@@ -213,8 +213,8 @@ _Row = TypeVar("_Row", Ticket, DataSubjectRequest)
 
 def _open_or_create(find: Callable[[], _Row | None], create: Callable[[], _Row]) -> tuple[_Row, bool]:
     """The one open row `find` returns (created=False), or the row `create` writes in its own transaction
-    (created=True). A unique constraint on the open rows settles two requests at once: the one that loses gets
-    the winner's row, as `get_or_create` does."""
+    (created=True). A unique constraint on the open rows (`ticket_one_open_review`, `dsr_one_open_per_kind`)
+    settles two requests at once: the one that loses gets the winner's row, as `get_or_create` does."""
     existing = find()
     if existing is not None:
         return existing, False
@@ -251,28 +251,35 @@ def ticket_handoff_get_or_create(
 
     A new ticket carries the conversation so far (`transcript`, masked here with `common.redaction.redact`)
     as a system note in the same transaction, so the draft requested for it already sees the context."""
-
-    def create() -> Ticket:
-        ticket = ticket_create(
-            customer=customer,
-            category=category,
-            subject=subject,
-            body=body,
-            source=source,
-            author=author,
-            chat_conversation_id=chat_conversation_id,
-            after_refused_money_request=after_refused_money_request,
-            order=order,
-        )
-        if transcript.strip():
-            ticket_note_add(
-                ticket=ticket,
-                body=f"{HANDOFF_TRANSCRIPT_TITLE} 상담원 연결 전 채팅 (개인정보 가림)\n" + redact(transcript.strip()),
-                actor=None,
+    existing = open_handoff_ticket(chat_conversation_id=chat_conversation_id)
+    if existing is not None:
+        return existing, False
+    try:
+        with transaction.atomic():
+            ticket = ticket_create(
+                customer=customer,
+                category=category,
+                subject=subject,
+                body=body,
+                source=source,
+                author=author,
+                chat_conversation_id=chat_conversation_id,
+                after_refused_money_request=after_refused_money_request,
+                order=order,
             )
-        return ticket
-
-    return _open_or_create(lambda: open_handoff_ticket(chat_conversation_id=chat_conversation_id), create)
+            if transcript.strip():
+                ticket_note_add(
+                    ticket=ticket,
+                    body=f"{HANDOFF_TRANSCRIPT_TITLE} 상담원 연결 전 채팅 (개인정보 가림)\n"
+                    + redact(transcript.strip()),
+                    actor=None,
+                )
+    except IntegrityError:
+        existing = open_handoff_ticket(chat_conversation_id=chat_conversation_id)
+        if existing is None:
+            raise
+        return existing, False
+    return ticket, True
 
 
 # --- an operator's side -------------------------------------------------------------------------

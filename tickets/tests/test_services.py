@@ -190,13 +190,13 @@ def test_edit_records_category_and_tags_without_the_subject_text():
     ]
 
 
-# --- one open row per key (handoff, review ticket, data request) ---------------------------------------------
+# --- one open row per key (review ticket, data request) ---------------------------------------------
 def test_a_request_that_loses_the_race_for_the_one_open_row_gets_the_winners_row():
     winner = TicketFactory()
     found = iter([None, winner])  # nothing open at the lookup; the other request's row after the conflict
 
     def create() -> Ticket:
-        raise IntegrityError("ticket_one_open_handoff_per_conversation")
+        raise IntegrityError("ticket_one_open_review")
 
     assert _open_or_create(lambda: next(found), create) == (winner, False)
 
