@@ -553,36 +553,31 @@ def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
     refused = ctx.turn_money_refused or (
         ctx.conversation_id is not None and money_request_refused(conversation_id=ctx.conversation_id)
     )
+    # What opens the ticket, in or out of a conversation: the customer's summary as its first message.
+    opening: dict[str, Any] = {
+        "customer": ctx.customer,
+        "category": args.category,
+        "subject": summary,
+        "body": summary,
+        "source": Ticket.Source.AGENT,
+        "author": ctx.customer.user,
+        "after_refused_money_request": refused,
+        "order": order,
+    }
     if ctx.turn_ticket is not None:
         ticket = ctx.turn_ticket
     elif ctx.conversation_id is not None:
         ticket, created = ticket_handoff_get_or_create(
-            customer=ctx.customer,
+            **opening,
             chat_conversation_id=ctx.conversation_id,
-            category=args.category,
-            subject=summary,
-            body=summary,
-            source=Ticket.Source.AGENT,
-            author=ctx.customer.user,
             transcript=ctx.transcript() if ctx.transcript is not None else "",
-            after_refused_money_request=refused,
-            order=order,
         )
         if not created and ticket.status == Ticket.Status.ANSWERED:
             # Asked again after an operator answered: the request goes back to a person (reopened).
             ticket_message_add(ticket=ticket, body=summary, author=ctx.customer.user)
             ticket.refresh_from_db()
     else:
-        ticket = ticket_create(
-            customer=ctx.customer,
-            category=args.category,
-            subject=summary,
-            body=summary,
-            source=Ticket.Source.AGENT,
-            author=ctx.customer.user,
-            after_refused_money_request=refused,
-            order=order,
-        )
+        ticket = ticket_create(**opening)
         created = True
     ctx.turn_ticket = ticket
     result = ticket_result(ticket, order_id=ticket.order_id, message=TICKET_OPENED)

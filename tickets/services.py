@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -205,6 +206,26 @@ def ticket_create(
         )
     log.info("ticket.created ticket_id=%s source=%s category=%s", ticket.number, source, ticket.category)
     return ticket
+
+
+_Row = TypeVar("_Row", Ticket, DataSubjectRequest)
+
+
+def _open_or_create(find: Callable[[], _Row | None], create: Callable[[], _Row]) -> tuple[_Row, bool]:
+    """The one open row `find` returns (created=False), or the row `create` writes in its own transaction
+    (created=True). A unique constraint on the open rows (`ticket_one_open_review`, `dsr_one_open_per_kind`)
+    settles two requests at once: the one that loses gets the winner's row, as `get_or_create` does."""
+    existing = find()
+    if existing is not None:
+        return existing, False
+    try:
+        with transaction.atomic():
+            return create(), True
+    except IntegrityError:
+        existing = find()
+        if existing is None:
+            raise
+        return existing, False
 
 
 def open_handoff_ticket(*, chat_conversation_id: uuid.UUID) -> Ticket | None:
@@ -777,24 +798,23 @@ def data_request_open(
     if kind not in DataSubjectRequest.Kind.values:
         raise InvalidState(f"알 수 없는 요청 종류입니다: {kind}", code="invalid_kind")
     now = clock.now()
-    existing = DataSubjectRequest.objects.filter(customer=customer, kind=kind, status=DataSubjectRequest.Status.OPEN)
-    found = existing.first()
-    if found is not None:
-        return found, False
-    try:
-        with transaction.atomic():
-            request = DataSubjectRequest.objects.create(
-                customer=customer,
-                kind=kind,
-                source=source,
-                chat_conversation_id=chat_conversation_id,
-                due_at=policy.data_request_due(now, business_calendar()),
-                created_at=now,
-            )
-    except IntegrityError:
-        return existing.get(), False
-    log.info("data_request.opened request_id=%s kind=%s actor=%s", request.number, kind, actor.type)
-    return request, True
+    open_requests = DataSubjectRequest.objects.filter(
+        customer=customer, kind=kind, status=DataSubjectRequest.Status.OPEN
+    )
+    request, created = _open_or_create(
+        open_requests.first,
+        lambda: DataSubjectRequest.objects.create(
+            customer=customer,
+            kind=kind,
+            source=source,
+            chat_conversation_id=chat_conversation_id,
+            due_at=policy.data_request_due(now, business_calendar()),
+            created_at=now,
+        ),
+    )
+    if created:
+        log.info("data_request.opened request_id=%s kind=%s actor=%s", request.number, kind, actor.type)
+    return request, created
 
 
 def data_request_verify(*, request: DataSubjectRequest, actor: Person) -> bool:
@@ -833,21 +853,16 @@ def review_ticket_open(
     """A person is asked to review what the agent decided by itself (record `record_number`): one open review
     ticket per record, linked by its number; asking again returns the open one (created=False)."""
     open_review = Ticket.objects.filter(review_of=record_number).exclude(status=Ticket.Status.CLOSED)
-    found = open_review.first()
-    if found is not None:
-        return found, False
-    try:
-        with transaction.atomic():
-            ticket = ticket_create(
-                customer=customer,
-                category=Ticket.Category.AUTO_REVIEW,
-                subject=f"자동 처리 재검토 요청 ({record_number})",
-                body=body or f"{record_number} 처리를 사람이 다시 검토해 주세요.",
-                source=Ticket.Source.AGENT,
-                author=author,
-                order=order,
-                review_of=record_number,
-            )
-    except IntegrityError:
-        return open_review.get(), False
-    return ticket, True
+    return _open_or_create(
+        open_review.first,
+        lambda: ticket_create(
+            customer=customer,
+            category=Ticket.Category.AUTO_REVIEW,
+            subject=f"자동 처리 재검토 요청 ({record_number})",
+            body=body or f"{record_number} 처리를 사람이 다시 검토해 주세요.",
+            source=Ticket.Source.AGENT,
+            author=author,
+            order=order,
+            review_of=record_number,
+        ),
+    )

@@ -7,6 +7,7 @@ import pytest
 from actions import policy
 from actions.models import ActionRecord
 from common.clock import resolve_today
+from common.tests.support import CAL, at
 
 TODAY = date(2026, 7, 27)
 DEMO = policy.Windows(return_days=7, defect_days=30)  # the demo shop's (정책 제2조)
@@ -241,17 +242,6 @@ def test_money_kinds_are_refund_and_cancel():
 
 
 # --- the statutory refund deadline (전자상거래법 제18조: 3 business days) --------------------------------------------
-def _calendar():
-    from datetime import time
-
-    from common.business_hours import BusinessCalendar
-
-    # Weekdays; 2026-08-17 (Monday) is the substitute holiday for 광복절.
-    return BusinessCalendar(
-        days=frozenset(range(5)), opens=time(9), closes=time(18), holidays=frozenset({date(2026, 8, 17)})
-    )
-
-
 @pytest.mark.parametrize(
     "approved_at, deadline",
     [
@@ -262,12 +252,7 @@ def _calendar():
     ],
 )
 def test_refund_deadline_is_the_third_business_day_after_the_approval(approved_at, deadline):
-    from datetime import datetime
-
-    from common.clock import SEOUL
-
-    moment = datetime.fromisoformat(approved_at).replace(tzinfo=SEOUL)
-    assert policy.refund_deadline(approved_at=moment, calendar=_calendar()) == deadline
+    assert policy.refund_deadline(approved_at=at(approved_at), calendar=CAL) == deadline
 
 
 @pytest.mark.parametrize(
@@ -283,9 +268,7 @@ def test_refund_deadline_is_the_third_business_day_after_the_approval(approved_a
     ],
 )
 def test_refund_deadline_state(today, settled_on, state):
-    result = policy.refund_deadline_state(
-        deadline=date(2026, 8, 19), today=today, settled_on=settled_on, calendar=_calendar()
-    )
+    result = policy.refund_deadline_state(deadline=date(2026, 8, 19), today=today, settled_on=settled_on, calendar=CAL)
     assert result == state
 
 

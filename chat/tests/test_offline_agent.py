@@ -95,6 +95,14 @@ def answer(message: dict, result: dict) -> list[dict]:
     return [message, {"role": "tool", "tool_call_id": call_id, "content": json.dumps(result, ensure_ascii=False)}]
 
 
+def next_after(conversation: str | list[dict], result: dict) -> dict:
+    """The agent's next message once its first tool call in `conversation` (the messages so far, or one customer
+    message) has returned `result`."""
+    history = [user(conversation)] if isinstance(conversation, str) else list(conversation)
+    history += answer(ask(history), result)
+    return ask(history)
+
+
 def called(message: dict) -> tuple[str, dict]:
     assert message.get("tool_calls"), f"expected a tool call, got {message!r}"
     assert len(message["tool_calls"]) == 1
@@ -146,9 +154,7 @@ def test_bare_reason_answer_reports_pending_approval_with_number():
         assistant("주문 HR20260721001의 환불 사유를 알려 주세요."),
         user("상품하자예요"),
     ]
-    history += answer(ask(history), PENDING)
-
-    reply = ask(history)["content"]
+    reply = next_after(history, PENDING)["content"]
 
     assert "처리번호 A00001" in reply
     assert "승인대기" in reply
@@ -183,30 +189,67 @@ def test_reason_category_from_what_the_customer_says(text, category):
     assert called(ask([user(text)]))[1]["reason_category"] == category
 
 
-def test_address_change_extracts_the_new_address():
-    message = ask([user("HR20260726002 배송지를 서울시 마포구 양화로 45 101호로 바꿔 주세요")])
+# One message that names the order: the call comes at once, with what the message says.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            "HR20260726002 배송지를 서울시 마포구 양화로 45 101호로 바꿔 주세요",
+            ("change_shipping_address", {"order_id": "HR20260726002", "new_address": "서울시 마포구 양화로 45 101호"}),
+            id="address_change_extracts_the_new_address",
+        ),
+        pytest.param(
+            "HR20260726002 주소 좀 바꿀게요. 새 주소는 부산광역시 해운대구 센텀중앙로 79, 1203호입니다",
+            (
+                "change_shipping_address",
+                {"order_id": "HR20260726002", "new_address": "부산광역시 해운대구 센텀중앙로 79, 1203호"},
+            ),
+            id="address_after_the_verb_is_found",
+        ),
+    ],
+)
+def test_a_message_naming_the_order_calls_the_tool_at_once(text, expected):
+    assert called(ask([user(text)])) == expected
 
-    assert called(message) == (
-        "change_shipping_address",
-        {"order_id": "HR20260726002", "new_address": "서울시 마포구 양화로 45 101호"},
-    )
 
-
-def test_address_change_by_product_name_resolves_order_and_strips_it_from_the_address():
-    history = [user("이어폰 주소를 경기도 성남시 분당구 판교로 235 3층으로 변경해 주세요")]
-    history += answer(ask(history), ORDERS)
-
-    assert called(ask(history)) == (
-        "change_shipping_address",
-        {"order_id": "HR20260726002", "new_address": "경기도 성남시 분당구 판교로 235 3층"},
-    )
+# One message that names a product (or nothing): the orders are looked up first, then the call is made.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            "이어폰 주소를 경기도 성남시 분당구 판교로 235 3층으로 변경해 주세요",
+            (
+                "change_shipping_address",
+                {"order_id": "HR20260726002", "new_address": "경기도 성남시 분당구 판교로 235 3층"},
+            ),
+            id="address_change_by_product_name_resolves_order_and_strips_it_from_the_address",
+        ),
+        pytest.param(
+            "운동화 블랙/260으로 교환해 주세요. 단순변심이에요",
+            (
+                "request_exchange",
+                {
+                    "order_id": "HR20260721001",
+                    "reason_category": "단순변심",
+                    "reason": "운동화 블랙/260으로 교환해 주세요. 단순변심이에요",
+                    "new_option": "블랙/260",
+                },
+            ),
+            id="exchange_with_option_and_reason",
+        ),
+        pytest.param(
+            "가방 주소 바꾸고 싶어요",
+            ("change_shipping_address", {"order_id": "HR20260724005", "new_address": ""}),
+            id="shipped_order_address_change_is_refused_before_asking_for_an_address",
+        ),
+    ],
+)
+def test_a_message_naming_a_product_calls_the_tool_after_the_order_list(text, expected):
+    assert called(next_after(text, ORDERS)) == expected
 
 
 def test_address_change_without_address_asks_then_uses_the_answer():
-    history = [user("배송지 바꾸고 싶어요")]
-    history += answer(ask(history), ORDERS)  # the only order before shipping is the earphones
-
-    question = ask(history)
+    question = next_after("배송지 바꾸고 싶어요", ORDERS)  # the only order before shipping is the earphones
     assert "HR20260726002(무선 이어폰)" in question["content"]
     assert "새 배송지를 알려 주세요" in question["content"]
 
@@ -218,7 +261,6 @@ def test_address_change_without_address_asks_then_uses_the_answer():
 
 
 def test_address_change_done_reports_number_and_status():
-    history = [user("HR20260726002 배송지를 서울시 마포구 양화로 45 101호로 바꿔 주세요")]
     done = {
         "ok": True,
         "action_id": "A00007",
@@ -227,16 +269,15 @@ def test_address_change_done_reports_number_and_status():
         "status": "완료",
         "message": "배송지를 변경했습니다.",
     }
-    history += answer(ask(history), done)
 
-    assert ask(history)["content"] == "배송지를 변경했습니다. 처리번호 A00007 (상태: 완료)."
+    assert (
+        next_after("HR20260726002 배송지를 서울시 마포구 양화로 45 101호로 바꿔 주세요", done)["content"]
+        == "배송지를 변경했습니다. 처리번호 A00007 (상태: 완료)."
+    )
 
 
 def test_ambiguous_order_asks_with_candidates_then_continues_with_product_answer():
-    history = [user("환불해 주세요")]
-    history += answer(ask(history), ORDERS)
-
-    question = ask(history)["content"]
+    question = next_after("환불해 주세요", ORDERS)["content"]
     for order_id in ("HR20260721001", "HR20260628003", "HR20260726002"):
         assert order_id in question
     assert "HR20260724005" not in question  # 배송중 cannot be refunded or cancelled
@@ -245,21 +286,6 @@ def test_ambiguous_order_asks_with_candidates_then_continues_with_product_answer
     assert called(ask(next_turn)) == ("get_my_orders", {})
     next_turn += answer(ask(next_turn), ORDERS)
     assert called(ask(next_turn))[1]["order_id"] == "HR20260628003"
-
-
-def test_exchange_with_option_and_reason():
-    history = [user("운동화 블랙/260으로 교환해 주세요. 단순변심이에요")]
-    history += answer(ask(history), ORDERS)
-
-    assert called(ask(history)) == (
-        "request_exchange",
-        {
-            "order_id": "HR20260721001",
-            "reason_category": "단순변심",
-            "reason": "운동화 블랙/260으로 교환해 주세요. 단순변심이에요",
-            "new_option": "블랙/260",
-        },
-    )
 
 
 def test_exchange_without_option_looks_the_order_up_then_asks_with_the_real_options():
@@ -276,10 +302,9 @@ def test_exchange_without_option_looks_the_order_up_then_asks_with_the_real_opti
 
 
 def test_single_word_option_is_matched_against_the_catalogue():
-    history = [user("이어폰 블랙으로 교환해 주세요. 상품하자예요, 소리가 한쪽만 나와요")]
-    history += answer(ask(history), ORDERS_WITH_OPTIONS)
-
-    name, args = called(ask(history))
+    name, args = called(
+        next_after("이어폰 블랙으로 교환해 주세요. 상품하자예요, 소리가 한쪽만 나와요", ORDERS_WITH_OPTIONS)
+    )
 
     assert (name, args["order_id"], args["new_option"], args["reason_category"]) == (
         "request_exchange",
@@ -290,10 +315,7 @@ def test_single_word_option_is_matched_against_the_catalogue():
 
 
 def test_colour_only_keeps_the_current_size():
-    history = [user("운동화 검정색으로 바꿔줘 맘에 안 들어서")]
-    history += answer(ask(history), ORDERS_WITH_OPTIONS)
-
-    assert called(ask(history))[1] | {"reason": ""} == {
+    assert called(next_after("운동화 검정색으로 바꿔줘 맘에 안 들어서", ORDERS_WITH_OPTIONS))[1] | {"reason": ""} == {
         "order_id": "HR20260721001",
         "reason_category": "단순변심",
         "reason": "",
@@ -302,29 +324,10 @@ def test_colour_only_keeps_the_current_size():
 
 
 def test_out_of_window_exchange_goes_to_the_tool_without_asking_for_an_option():
-    history = [user("텀블러 교환하고 싶어요 그냥 변심이에요")]
-    history += answer(ask(history), ORDERS_WITH_OPTIONS)
-
-    name, args = called(ask(history))
+    name, args = called(next_after("텀블러 교환하고 싶어요 그냥 변심이에요", ORDERS_WITH_OPTIONS))
 
     assert name == "request_exchange" and args["order_id"] == "HR20260628003"
     assert args["new_option"] == ""  # the tool refuses by window before it looks at the option
-
-
-def test_shipped_order_address_change_is_refused_before_asking_for_an_address():
-    history = [user("가방 주소 바꾸고 싶어요")]
-    history += answer(ask(history), ORDERS)
-
-    assert called(ask(history)) == ("change_shipping_address", {"order_id": "HR20260724005", "new_address": ""})
-
-
-def test_address_after_the_verb_is_found():
-    message = ask([user("HR20260726002 주소 좀 바꿀게요. 새 주소는 부산광역시 해운대구 센텀중앙로 79, 1203호입니다")])
-
-    assert called(message) == (
-        "change_shipping_address",
-        {"order_id": "HR20260726002", "new_address": "부산광역시 해운대구 센텀중앙로 79, 1203호"},
-    )
 
 
 def test_order_and_reason_established_earlier_are_not_asked_again():
@@ -333,9 +336,7 @@ def test_order_and_reason_established_earlier_are_not_asked_again():
         assistant("주문 HR20260721001(쿠션 운동화)을 어떤 옵션으로 교환할지 알려 주세요."),
         user("블랙 260이요"),
     ]
-    history += answer(ask(history), ORDERS_WITH_OPTIONS)
-
-    name, args = called(ask(history))
+    name, args = called(next_after(history, ORDERS_WITH_OPTIONS))
 
     assert (name, args["order_id"], args["new_option"], args["reason_category"]) == (
         "request_exchange",
@@ -351,9 +352,7 @@ def test_that_order_refers_back_to_the_order_under_discussion():
         assistant("배송 완료 후 26일이 지나 교환 가능 기간(7일)을 넘었습니다. 다른 도움이 필요하시면 말씀해 주세요."),
         user("그럼 아까 그 주문 환불해줘. 뚜껑이 깨져서 왔어"),
     ]
-    history += answer(ask(history), ORDERS)
-
-    assert called(ask(history)) == (
+    assert called(next_after(history, ORDERS)) == (
         "request_refund",
         {
             "order_id": "HR20260628003",
@@ -393,38 +392,30 @@ def test_intents_without_the_old_keywords(text, tool):
 
 
 def test_tracking_reports_the_status_from_the_order_list():
-    history = [user("가방 언제 와요?")]
-    history += answer(ask(history), ORDERS)
-
-    reply = ask(history)["content"]
+    reply = next_after("가방 언제 와요?", ORDERS)["content"]
 
     assert reply.startswith("배송 상태입니다.")
     assert "HR20260724005 백팩 블랙 · 배송중" in reply
 
 
 def test_refusal_reason_is_passed_on_verbatim():
-    history = [user("HR20260724005 배송지를 서울시 강남구 테헤란로 1 2층으로 바꿔 주세요")]
     refused = {
         "ok": False,
         "order_id": "HR20260724005",
         "reason": "이미 '배송중' 상태라 배송지를 바꿀 수 없습니다.",
         "order_status": "배송중",
     }
-    history += answer(ask(history), refused)
 
-    reply = ask(history)["content"]
+    reply = next_after("HR20260724005 배송지를 서울시 강남구 테헤란로 1 2층으로 바꿔 주세요", refused)["content"]
 
     assert reply.startswith("이미 '배송중' 상태라 배송지를 바꿀 수 없습니다.")
     assert "상담원" in reply
 
 
 def test_already_pending_refund_names_the_existing_request():
-    history = [user("HR20260721001 상품하자로 환불해 주세요")]
-    history += answer(
-        ask(history), {**PENDING, "already_pending": True, "message": "이미 승인을 기다리는 요청이 있습니다."}
-    )
+    pending_again = {**PENDING, "already_pending": True, "message": "이미 승인을 기다리는 요청이 있습니다."}
 
-    reply = ask(history)["content"]
+    reply = next_after("HR20260721001 상품하자로 환불해 주세요", pending_again)["content"]
 
     assert "이미 승인을 기다리는 요청이 있습니다" in reply
     assert "A00001" in reply
@@ -444,11 +435,9 @@ def test_ticket_intents_create_a_ticket_with_category(text, category):
 
 
 def test_ticket_result_reports_ticket_number():
-    history = [user("상담원 연결해 주세요")]
     ticket = {"ok": True, "ticket_id": "T00003", "category": "상담원연결", "status": "접수", "status_code": "OPEN"}
-    history += answer(ask(history), ticket)
 
-    assert "접수번호 T00003" in ask(history)["content"]
+    assert "접수번호 T00003" in next_after("상담원 연결해 주세요", ticket)["content"]
 
 
 def test_my_requests_are_listed():
@@ -469,10 +458,7 @@ def test_my_requests_are_listed():
 
 
 def test_my_orders_are_listed():
-    history = [user("내 주문 조회해 주세요")]
-    history += answer(ask(history), ORDERS)
-
-    reply = ask(history)["content"]
+    reply = next_after("내 주문 조회해 주세요", ORDERS)["content"]
 
     assert reply.count("\n- ") == 4
     assert "HR20260724005 백팩 블랙 · 배송중" in reply

@@ -18,16 +18,7 @@ from common.business_hours import (
     next_opening,
 )
 from common.clock import SEOUL, resolve_now
-
-# Weekdays 09:00–18:00; 2026-08-17 (Monday) is the substitute holiday for 광복절 (Saturday 8/15).
-CAL = BusinessCalendar(
-    days=frozenset(range(5)), opens=time(9), closes=time(18), holidays=frozenset({date(2026, 8, 17)})
-)
-H = 3600
-
-
-def at(text: str) -> datetime:
-    return datetime.fromisoformat(text).replace(tzinfo=SEOUL)
+from common.tests.support import CAL, H, at
 
 
 @pytest.mark.parametrize(

@@ -207,6 +207,13 @@ NOT_PERSONAL = [
     "우리 아이가 신을 운동화예요",
     "하나 더 사고 싶어요",
     "draft_order=DR20260726-5521 amount=129000",
+    # More prices, dates and versions; words about secrets with no secret in them; the shop's links; trace ids.
+    "결제금액 38,000원, 배송비 3,000원 포함 총 41,000원",
+    "129000원 결제했는데 2026-07-26 14:10 에 오류가 났어요",
+    "앱 버전 5.12.0, iOS 19.2 에서 발생",
+    "비밀번호가 틀렸다고 나와요. 토큰이 뭔가요?",
+    "https://shop.example.com/orders/HR20260721001 페이지가 안 열려요",
+    "trace 4bf92f3577b34da6a3ce929d0e0e4736 span a1 latency 30005ms",
 ]
 
 

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, time
-
 import pytest
 
-from common.business_hours import BusinessCalendar
-from common.clock import SEOUL
+from common.tests.support import CAL, H, at
 from tickets.policy import (
     AT_RISK,
     BREACHED,
@@ -30,16 +27,8 @@ from tickets.policy import (
     thread_url,
 )
 
-CAL = BusinessCalendar(
-    days=frozenset(range(5)), opens=time(9), closes=time(18), holidays=frozenset({date(2026, 8, 17)})
-)
-H = 3600
 # 보통: first reply in 9 business hours, next in 9, closed within 27.
 NORMAL_TARGETS = Targets(first_response=9 * H, next_response=9 * H, resolution=27 * H)
-
-
-def at(text: str) -> datetime:
-    return datetime.fromisoformat(text).replace(tzinfo=SEOUL)
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """A customer message and its draft request are one transaction: both stored, or neither."""
 
 import pytest
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from common.errors import InvalidState
 from common.models import OutboxMessage
@@ -11,6 +11,7 @@ from tickets.models import Ticket, TicketEvent
 from tickets.services import (
     BODY_MAX,
     DRAFT_REQUESTED,
+    _open_or_create,
     ticket_create,
     ticket_edit,
     ticket_message_add,
@@ -187,3 +188,22 @@ def test_edit_records_category_and_tags_without_the_subject_text():
         ),
         ("TAGS_CHANGED", "OPERATOR", op.pk, {"before": [], "after": ["결제오류"]}),
     ]
+
+
+# --- one open row per key (review ticket, data request) ---------------------------------------------
+def test_a_request_that_loses_the_race_for_the_one_open_row_gets_the_winners_row():
+    winner = TicketFactory()
+    found = iter([None, winner])  # nothing open at the lookup; the other request's row after the conflict
+
+    def create() -> Ticket:
+        raise IntegrityError("ticket_one_open_review")
+
+    assert _open_or_create(lambda: next(found), create) == (winner, False)
+
+
+def test_a_conflict_with_no_open_row_to_return_is_raised():
+    def create() -> Ticket:
+        raise IntegrityError("some other constraint")
+
+    with pytest.raises(IntegrityError):
+        _open_or_create(lambda: None, create)
