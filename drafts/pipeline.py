@@ -312,4 +312,10 @@ def _execute(run: Run, draft: Draft, snapshot: list[dict], *, sequential: bool) 
         or (m["author_type"] == "SYSTEM" and m["body"].startswith(HANDOFF_TRANSCRIPT_TITLE))
     )[-500:]
     runner = _Runner(run, draft, snapshot, query=query, sources=context_sources(run.customer_id, run.ticket_id))
-    runner.sequential() if sequential else runner.parallel()
+    # Inside a caller's transaction (an eager run that has not committed yet, as a test's on-commit capture) the
+    # stages stay in this thread: a stage thread has its own connection, would not see the uncommitted rows, and
+    # its own writes (the call log) would commit apart from the caller's and survive its rollback.
+    if sequential or connection.in_atomic_block:
+        runner.sequential()
+    else:
+        runner.parallel()
