@@ -572,6 +572,17 @@ def render_throughput(thr: dict) -> str:
     return head + body + _bullets(notes)
 
 
+def _solo_worker(cpu: dict) -> dict:
+    """The --pool=solo worker's own process (the first one measured)."""
+    return next(iter((cpu.get("memory_celery") or {}).values()), {})
+
+
+def _largest_child(cpu: dict) -> dict:
+    """The prefork worker's child holding the most private memory (none measured: {})."""
+    children = (cpu.get("memory_celery_prefork") or {}).get("children") or []
+    return max(children, key=lambda m: m.get("private") or 0, default={})
+
+
 def render_before_after(before: dict, after: dict) -> str:
     """Our own cost in two runs of this benchmark on the same machine: `before` (kept in latest.json under
     "before") against this run."""
@@ -595,6 +606,14 @@ def render_before_after(before: dict, after: dict) -> str:
         b = (b_cpu.get("memory_web") or {}).get(name) or {}
         a = (a_cpu.get("memory_web") or {}).get(name) or {}
         mem_rows.append([f"gunicorn {name}", f"{fmt(b.get('rss'))} → {fmt(a.get('rss'))}",
+                         f"{fmt(b.get('private'))} → {fmt(a.get('private'))}",
+                         f"{fmt(b.get('shared'))} → {fmt(a.get('shared'))}"])  # fmt: skip
+    celery = [
+        ("celery worker (--pool=solo)", *(_solo_worker(c) for c in (b_cpu, a_cpu))),
+        ("celery prefork child, largest", *(_largest_child(c) for c in (b_cpu, a_cpu))),
+    ]
+    for name, b, a in celery:
+        mem_rows.append([name, f"{fmt(b.get('rss'))} → {fmt(a.get('rss'))}",
                          f"{fmt(b.get('private'))} → {fmt(a.get('private'))}",
                          f"{fmt(b.get('shared'))} → {fmt(a.get('shared'))}"])  # fmt: skip
     mem_table = table(["process", "RSS MB", "private MB", "shared MB"], mem_rows)

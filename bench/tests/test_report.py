@@ -200,3 +200,15 @@ def test_the_cpu_section_shows_the_workers_cpu_per_stage_and_the_share_they_acco
     assert "| all of them | 1 | 17.50 | 17.50 | 17.50 |" in text
     assert "Of the worker's 35.00 ms per draft" in text and "account for 17.50 ms (50%)" in text
     assert "Celery worker's work" not in report.render_cpu(_cpu())  # no split measured: no table
+
+
+def test_before_after_memory_shows_the_celery_worker_and_the_largest_prefork_child():
+    solo = {"rss": 640.0, "private": 620.0, "shared": 20.0}
+    child = {"rss": 610.0, "private": 40.0, "shared": 570.0}
+    before = {"cpu": {**_cpu(), "memory_celery": {"1": solo}}, "meta": {}}
+    after = {"cpu": {**_cpu(), "memory_celery": {"2": solo},
+                     "memory_celery_prefork": {"main": child, "children": [{**child, "private": 15.0}, child]}},
+             "meta": {}}  # fmt: skip
+    text = report.render_before_after(before, after)
+    assert "| celery worker (--pool=solo) | 640 → 640 | 620 → 620 | 20.00 → 20.00 |" in text
+    assert "| celery prefork child, largest | – → 610 | – → 40.00 | – → 570 |" in text
