@@ -6,10 +6,8 @@ Chromium or Playwright outside CI (as web/tests/test_browser_login.py)."""
 
 from __future__ import annotations
 
-import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -17,15 +15,9 @@ import pytest
 from accounts.models import AuthToken
 from integration import policy
 from integration.tests.factories import CUSTOMER_ID, make_integration, seed_shop
-from web.tests.browser import CHROMIUM, CHROMIUM_ARGS
-from web.tests.browser import require as _require
+from web.tests.browser import chromium, in_thread
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-
-
-def _in_thread(fn):
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(fn).result()
 
 
 class ShopPage:
@@ -62,27 +54,19 @@ class ShopPage:
 
 
 def test_the_widget_opens_on_an_allowed_origin_and_is_refused_on_another(live_server):
-    try:
-        from playwright.sync_api import expect, sync_playwright
-    except ImportError:
-        sync_playwright = None
-    _require("the playwright package", sync_playwright is not None)
-    _require(f"Chromium at {CHROMIUM}", os.path.exists(CHROMIUM))
-
     issued = make_integration()
     seed_shop(issued)
     allowed = ShopPage(live_server.url, issued.signing_secret)
     refused = ShopPage(live_server.url, issued.signing_secret)
     type(issued.integration).objects.filter(pk=issued.integration.pk).update(allowed_origins=[allowed.url.rstrip("/")])
     try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        with chromium() as (browser, expect):
             page = browser.new_page()
             page.goto(allowed.url)
             page.click("#cs-desk-launcher")
             frame = page.frame_locator("#cs-desk-frame")
             expect(frame.locator("#status")).to_have_attribute("data-state", "ready", timeout=20_000)
-            assert _in_thread(lambda: AuthToken.objects.count()) == 1
+            assert in_thread(lambda: AuthToken.objects.count()) == 1
 
             other = browser.new_page()
             other.goto(refused.url)
@@ -92,8 +76,7 @@ def test_the_widget_opens_on_an_allowed_origin_and_is_refused_on_another(live_se
             child = [f for f in other.frames if f != other.main_frame]
             assert child and not child[0].url.startswith(live_server.url)  # blocked: Chromium's error page
             assert other.frame_locator("#cs-desk-frame").locator("#status").count() == 0
-            assert _in_thread(lambda: AuthToken.objects.count()) == 1  # the refused page signed nobody in
-            browser.close()
+            assert in_thread(lambda: AuthToken.objects.count()) == 1  # the refused page signed nobody in
     finally:
         allowed.stop()
         refused.stop()
