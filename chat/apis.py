@@ -1,4 +1,5 @@
 from dataclasses import fields as dataclass_fields
+from functools import cache
 from typing import Any, get_args, get_origin, get_type_hints
 
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
@@ -28,13 +29,19 @@ def _result_field(hint: Any, help_text: str) -> serializers.Field:
     return serializers.CharField(**options)
 
 
+@cache
+def _result_specs() -> tuple[tuple[str, Any, str], ...]:
+    """(name, type, help) of each `ToolResult` field, resolved once: every chat turn serialises its results."""
+    hints = get_type_hints(ToolResult)
+    return tuple((f.name, hints[f.name], f.metadata.get("help", "")) for f in dataclass_fields(ToolResult))
+
+
 class ToolResultSerializer(serializers.Serializer):
     """A `chat.tools.ToolResult` as the API sends it; its fields are the dataclass's. A stored result (a dict)
     is read through `ToolResult.from_stored`, so an older one gets its labels too."""
 
     def get_fields(self):
-        hints = get_type_hints(ToolResult)
-        return {f.name: _result_field(hints[f.name], f.metadata.get("help", "")) for f in dataclass_fields(ToolResult)}
+        return {name: _result_field(hint, help_text) for name, hint, help_text in _result_specs()}
 
     def to_representation(self, instance):
         result = instance if isinstance(instance, ToolResult) else ToolResult.from_stored(instance)
