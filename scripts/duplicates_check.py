@@ -4,12 +4,15 @@ What is not ours to de-duplicate is set aside before the tool reads the tree, an
 disagree with a line rather than with a verdict:
 
 - generated files: Django migrations (written by `makemigrations`, kept as they were applied);
-- data tables: modules that are plain data (task and case templates, hand-written utterance lists), and the
-  bodies of `TextChoices`/`IntegerChoices` classes: code → Korean label rows, one vocabulary each, which
-  look alike because every such table has the same shape (`CODE = "CODE", "라벨"`).
+- data tables: modules that are plain data (task and case templates, hand-written utterance lists); the
+  bodies of `TextChoices`/`IntegerChoices` classes (code → Korean label rows, one vocabulary each, which look
+  alike because every such table has the same shape, `CODE = "CODE", "라벨"`); and constants (UPPER_CASE
+  names) whose value is built from literals alone (a label dict, a word list, a pattern:
+  `LABELS = {"code": "라벨", ...}`, `NOUNS = _words("결제 카드")`, `PATTERN = re.compile(r"...")`), where rows
+  of one shape are the point.
 
-Choices class bodies are blanked in the copy the tool reads (the lines stay, empty, so the numbers it prints are
-the repository's). Every pair it still finds is printed; the command exits 1 when anything is printed, 2 when
+Those lines are blanked in the copy the tool reads (the lines stay, empty, so the numbers it prints are the
+repository's). Every pair it still finds is printed; the command exits 1 when anything is printed, 2 when
 the tool is missing or did not finish.
 
 Run: `python scripts/duplicates_check.py` (needs the `duplicates` tool on PATH; it is not a Python package).
@@ -38,17 +41,43 @@ DATA_MODULES = frozenset(
 ROW = re.compile(r"^D\d+ (?P<a>\S+):(?P<a1>\d+)-(?P<a2>\d+) ~ (?P<b>\S+):(?P<b1>\d+)-(?P<b2>\d+)(?P<rest>.*)$")
 
 
-def without_choices(text: str) -> str:
-    """The source with every `*Choices` class (header and rows) blanked, line numbers kept."""
+def is_literal(node: ast.expr) -> bool:
+    """A value written out as data: constants, containers of them, and calls that only receive them."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.JoinedStr):
+        return False
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return all(is_literal(item) for item in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(key is not None and is_literal(key) for key in node.keys) and all(map(is_literal, node.values))
+    if isinstance(node, ast.BinOp):
+        return is_literal(node.left) and is_literal(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return is_literal(node.operand)
+    if isinstance(node, ast.Call):
+        return all(map(is_literal, node.args)) and all(is_literal(kw.value) for kw in node.keywords)
+    return False
+
+
+def without_data(text: str) -> str:
+    """The source with every `*Choices` class and every literal-valued constant blanked, line numbers kept."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return text
     lines = text.splitlines()
+    spans = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef) and any(ast.unparse(base).endswith("Choices") for base in node.bases):
-            for number in range(node.lineno, (node.end_lineno or node.lineno) + 1):
-                lines[number - 1] = ""
+            spans.append(node)
+        elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None and is_literal(node.value):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if all(isinstance(t, ast.Name) and t.id.lstrip("_").isupper() for t in targets):
+                spans.append(node)
+    for node in spans:
+        for number in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+            lines[number - 1] = ""
     return "\n".join(lines) + "\n"
 
 
@@ -66,7 +95,7 @@ def main() -> int:
                 (tree / name).parent.mkdir(parents=True, exist_ok=True)
                 text = source.read_text(encoding="utf-8", errors="replace")
                 if name.endswith(".py"):
-                    text = without_choices(text)
+                    text = without_data(text)
                 (tree / name).write_text(text, encoding="utf-8")
         run = subprocess.run(
             ["duplicates", "--repo", tmp, "--most", "200", "--seconds", "300"], capture_output=True, text=True
@@ -76,7 +105,7 @@ def main() -> int:
             print("\n".join(out), file=sys.stderr)
             return 2
         left = [line for line in out if ROW.match(line)]
-    print(f"{len(kept)} files read; set aside: migrations, {len(DATA_MODULES)} data modules, choices tables")
+    print(f"{len(kept)} files read; set aside: migrations, {len(DATA_MODULES)} data modules, choices/literal tables")
     print(f"{len(left)} pairs left")
     for line in left:
         print(line)
