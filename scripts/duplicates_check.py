@@ -7,9 +7,9 @@ disagree with a line rather than with a verdict:
 - data tables: modules that are plain data (task and case templates, hand-written utterance lists); the
   bodies of `TextChoices`/`IntegerChoices` classes (code → Korean label rows, one vocabulary each, which look
   alike because every such table has the same shape, `CODE = "CODE", "라벨"`); and constants (UPPER_CASE
-  names) whose value is built from literals alone (a label dict, a word list, a pattern:
-  `LABELS = {"code": "라벨", ...}`, `NOUNS = _words("결제 카드")`, `PATTERN = re.compile(r"...")`), where rows
-  of one shape are the point.
+  names) whose value is built from literals and other constants alone (a label dict, a word list, a pattern:
+  `LABELS = {"code": "라벨", ...}`, `NOUNS = _words("결제 카드")`, `PATTERN = re.compile(_EDGE + r"...")`),
+  where rows of one shape are the point.
 
 Those lines are blanked in the copy the tool reads (the lines stay, empty, so the numbers it prints are the
 repository's). Every pair it still finds is printed; the command exits 1 when anything is printed, 2 when
@@ -41,12 +41,23 @@ DATA_MODULES = frozenset(
 ROW = re.compile(r"^D\d+ (?P<a>\S+):(?P<a1>\d+)-(?P<a2>\d+) ~ (?P<b>\S+):(?P<b1>\d+)-(?P<b2>\d+)(?P<rest>.*)$")
 
 
+def is_constant_name(name: str) -> bool:
+    return name.lstrip("_").isupper()
+
+
 def is_literal(node: ast.expr) -> bool:
-    """A value written out as data: constants, containers of them, and calls that only receive them."""
+    """A value written out as data: constants, other constants (UPPER_CASE names, `re.IGNORECASE`), containers
+    and f-strings of them, and calls that only receive them."""
     if isinstance(node, ast.Constant):
         return True
+    if isinstance(node, ast.Name):
+        return is_constant_name(node.id)
+    if isinstance(node, ast.Attribute):
+        return is_constant_name(node.attr)
     if isinstance(node, ast.JoinedStr):
-        return False
+        return all(is_literal(part) for part in node.values)
+    if isinstance(node, ast.FormattedValue):
+        return is_literal(node.value)
     if isinstance(node, ast.Tuple | ast.List | ast.Set):
         return all(is_literal(item) for item in node.elts)
     if isinstance(node, ast.Dict):
@@ -73,7 +84,7 @@ def without_data(text: str) -> str:
             spans.append(node)
         elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None and is_literal(node.value):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if all(isinstance(t, ast.Name) and t.id.lstrip("_").isupper() for t in targets):
+            if all(isinstance(t, ast.Name) and is_constant_name(t.id) for t in targets):
                 spans.append(node)
     for node in spans:
         for number in range(node.lineno, (node.end_lineno or node.lineno) + 1):
