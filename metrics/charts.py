@@ -82,6 +82,38 @@ def _has_data(series: Sequence[Series]) -> bool:
     return any(v for s in series for v in s.values if v is not None)
 
 
+def _tooltip(label: str, series: Series, value: float, unit: str) -> str:
+    """The hover text of one drawn value: "07-27 · 반려: 3건"."""
+    return f"<title>{_e(label)} · {_e(series.name)}: {_e(fmt_number(value))}{_e(unit)}</title>"
+
+
+def _bar(series: Series, label: str, value: float, unit: str, color: str, box: str) -> str:
+    """One bar: a `<rect>` at `box` (its x, y, width and height attributes) that names its series, label and
+    value, with its hover text."""
+    return (
+        f'<rect class="bar" data-series="{_e(series.name)}" data-label="{_e(label)}" data-value="{_e(value)}" '
+        f'{box} fill="{color}">{_tooltip(label, series, value, unit)}</rect>'
+    )
+
+
+def _close(parts: list[str], series: Sequence[Series], colors: list[str], x: float, y: float) -> str:
+    """The legend at (`x`, `y`) and the closing tag: the finished chart."""
+    parts += _legend(series, colors, x, y)
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+# Margins of the charts drawn over a value axis (column and line): the tick labels on the left, the category
+# labels and the legend below. One frame, so the dashboard's charts line up.
+AXIS_MARGINS = {"left": 48, "right": 12, "top": 24, "bottom": 36}
+
+
+def _plot_area(width: int, height: int) -> tuple[int, int, int, int]:
+    """Left, top, width and height of the plot inside a `width`×`height` chart with a value axis."""
+    m = AXIS_MARGINS
+    return m["left"], m["top"], width - m["left"] - m["right"], height - m["top"] - m["bottom"]
+
+
 def _label_step(count: int, room: float, per_label: float) -> int:
     """Show every n-th category label so that labels do not overlap."""
     fits = max(1, int(room // per_label))
@@ -101,8 +133,7 @@ def column_chart(
     """Vertical bars per label (e.g. per day); several series are stacked or side by side."""
     if not labels or not _has_data(series):
         return _empty(width, height, title, "column")
-    left, right, top, bottom = 48, 12, 24, 36
-    plot_w, plot_h = width - left - right, height - top - bottom
+    left, top, plot_w, plot_h = _plot_area(width, height)
     totals = [
         sum(s.values[i] or 0 for s in series) if stacked else max((s.values[i] or 0) for s in series)
         for i in range(len(labels))
@@ -122,9 +153,7 @@ def column_chart(
             x = x0 if stacked else x0 + bar_w * j
             y = base - h
             parts.append(
-                f'<rect class="bar" data-series="{_e(s.name)}" data-label="{_e(label)}" data-value="{_e(value)}" '
-                f'x="{x:.1f}" y="{y:.1f}" width="{bar_w:.1f}" height="{h:.1f}" fill="{color}">'
-                f"<title>{_e(label)} · {_e(s.name)}: {_e(fmt_number(value))}{_e(unit)}</title></rect>"
+                _bar(s, label, value, unit, color, f'x="{x:.1f}" y="{y:.1f}" width="{bar_w:.1f}" height="{h:.1f}"')
             )
             if stacked:
                 base = y
@@ -152,9 +181,7 @@ def _finish(
                 f'<text x="{left + slot * (i + 0.5):.1f}" y="{top + plot_h + 14}" text-anchor="middle" '
                 f'fill="currentColor" style="{FONT}">{_e(label)}</text>'
             )
-    parts += _legend(series, colors, left, height - 6)
-    parts.append("</svg>")
-    return "".join(parts)
+    return _close(parts, series, colors, left, height - 6)
 
 
 def line_chart(
@@ -169,8 +196,7 @@ def line_chart(
     """One line per series over the labels; a None value breaks the line (no invented points)."""
     if not labels or not _has_data(series):
         return _empty(width, height, title, "line")
-    left, right, top, bottom = 48, 12, 24, 36
-    plot_w, plot_h = width - left - right, height - top - bottom
+    left, top, plot_w, plot_h = _plot_area(width, height)
     axis_top, ticks = nice_axis(max(v for s in series for v in s.values if v is not None))
     colors = _colors(series)
     parts = _open(width, height, title, "line")
@@ -191,7 +217,7 @@ def line_chart(
             parts.append(
                 f'<circle class="point" data-series="{_e(s.name)}" data-label="{_e(labels[i])}" '
                 f'data-value="{_e(value)}" cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{color}">'
-                f"<title>{_e(labels[i])} · {_e(s.name)}: {_e(fmt_number(value))}{_e(unit)}</title></circle>"
+                f"{_tooltip(labels[i], s, value, unit)}</circle>"
             )
         for run in runs:
             if len(run) > 1:
@@ -237,18 +263,14 @@ def hbar_chart(
             value = s.values[i] or 0
             w = plot_w * min(value, axis_top) / axis_top
             parts.append(
-                f'<rect class="bar" data-series="{_e(s.name)}" data-label="{_e(label)}" data-value="{_e(value)}" '
-                f'x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{row_height - 8}" fill="{color}">'
-                f"<title>{_e(label)} · {_e(s.name)}: {_e(fmt_number(value))}{_e(unit)}</title></rect>"
+                _bar(s, label, value, unit, color, f'x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{row_height - 8}"')
             )
             x += w
         parts.append(
             f'<text x="{x + 4:.1f}" y="{y + row_height / 2 + 1:.1f}" fill="currentColor" style="{FONT}">'
             f"{_e(fmt_number(totals[i]))}{_e(unit)}</text>"
         )
-    parts += _legend(series, colors, left, height - 8)
-    parts.append("</svg>")
-    return "".join(parts)
+    return _close(parts, series, colors, left, height - 8)
 
 
 def _y_axis(

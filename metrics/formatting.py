@@ -63,6 +63,11 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return lines
 
 
+def _metric_section(heading: str, rows: list[list[str]]) -> list[str]:
+    """A section of single figures: a blank line, its heading, and a two-column metric/value table."""
+    return ["", heading, *_table(["항목 / metric", "값 / value"], rows)]
+
+
 def _latency(summary: dict[str, Any]) -> str:
     return f"{duration(summary['median'])} / {duration(summary['p90'])} (n={summary['n']})"
 
@@ -75,10 +80,8 @@ def metrics_table(report: dict[str, Any]) -> str:
     out = [
         f"운영 지표 / Operations metrics  {rng['since'] or '처음'} ~ {rng['until'] or '현재'}  "
         f"({rng['timezone']}, percentiles: {rng['percentile_method']})",
-        "",
-        "[현재 / Now]",
-        *_table(
-            ["항목 / metric", "값 / value"],
+        *_metric_section(
+            "[현재 / Now]",
             [
                 ["승인 대기 / pending approvals", str(now["pending_approvals"])],
                 *[[f"  {row['label']} / {row['kind']}", str(row["count"])] for row in now["pending_by_kind"]],
@@ -86,10 +89,8 @@ def metrics_table(report: dict[str, Any]) -> str:
                 ["미해결 데드레터 / unresolved dead letters", str(now["unresolved_dead_letters"])],
             ],
         ),
-        "",
-        "[초안 / Drafts]  중앙값 / p90 (median / p90)",
-        *_table(
-            ["항목 / metric", "값 / value"],
+        *_metric_section(
+            "[초안 / Drafts]  중앙값 / p90 (median / p90)",
             [
                 ["생성된 초안 / drafts created", str(d["created"])],
                 ["입력→첫 초안 / input→draft", _latency(lat["to_draft"])],
@@ -104,10 +105,8 @@ def metrics_table(report: dict[str, Any]) -> str:
                 ],
             ],
         ),
-        "",
-        "[운영자 결정 / Operator decisions]",
-        *_table(
-            ["항목 / metric", "값 / value"],
+        *_metric_section(
+            "[운영자 결정 / Operator decisions]",
             [
                 ["적용 / applied", str(dec["applied"])],
                 ["반려 / rejected", str(dec["rejected"])],
