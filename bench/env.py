@@ -3,7 +3,6 @@ worker, gunicorn) it measures. Nothing here touches another database or restarts
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import socket
@@ -14,7 +13,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from chaos.processes import Proc, free_port
+from chaos.processes import Proc, free_port, wait_http
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -211,23 +210,13 @@ def gunicorn_start(
     ]  # fmt: skip
     proc = _spawn("gunicorn", command, env)
     proc.info = {"port": port, "workers": workers, "threads": threads, "worker_class": worker_class}
-    deadline = time.monotonic() + 60
-    while True:
-        if not proc.alive():
-            raise RuntimeError(f"gunicorn exited:\n{proc.tail()}")
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/api/ping/")
-            status = conn.getresponse().status
-            conn.close()
-            if status in (200, 401, 403):
-                return proc
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            proc.stop()
-            raise RuntimeError(f"gunicorn did not answer:\n{proc.tail()}")
-        time.sleep(0.2)
+    try:
+        # /api/ping/ answers 401/403 without a token: any of them means Django is serving.
+        wait_http(port, proc, path="/api/ping/", ready=lambda status: status in (200, 401, 403))
+    except RuntimeError:
+        proc.stop()
+        raise
+    return proc
 
 
 # --- machine ----------------------------------------------------------------------------------------

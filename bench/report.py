@@ -231,18 +231,15 @@ def render_cpu(cpu: dict) -> str:
         f"Lifted for the benchmark: {', '.join(f'{k}={v}' for k, v in (cpu.get('lifted') or {}).items())}.\n\n"
     )
     body = table(["request", "n", "web worker CPU ms/request", "÷ ping", "statements", "commits"], rows)
-    mem_rows = []
-    for name, m in (cpu.get("memory_web") or {}).items():
-        mem_rows.append([f"gunicorn {name}", fmt(m.get("rss")), fmt(m.get("pss")), fmt(m.get("private")),
-                         fmt(m.get("shared"))])  # fmt: skip
-    for pid, m in (cpu.get("memory_celery") or {}).items():
-        mem_rows.append([f"celery worker pid {pid}", fmt(m.get("rss")), fmt(m.get("pss")), fmt(m.get("private")),
-                         fmt(m.get("shared"))])  # fmt: skip
+    processes = [(f"gunicorn {name}", m) for name, m in (cpu.get("memory_web") or {}).items()]
+    processes += [(f"celery worker pid {pid}", m) for pid, m in (cpu.get("memory_celery") or {}).items()]
     prefork = cpu.get("memory_celery_prefork") or {}
-    for name, m in [("main", prefork.get("main"))] + [("child", c) for c in prefork.get("children") or []]:
-        if m:
-            mem_rows.append([f"celery prefork {name}", fmt(m.get("rss")), fmt(m.get("pss")), fmt(m.get("private")),
-                             fmt(m.get("shared"))])  # fmt: skip
+    processes += [
+        (f"celery prefork {name}", m)
+        for name, m in [("main", prefork.get("main"))] + [("child", c) for c in prefork.get("children") or []]
+        if m
+    ]
+    mem_rows = [[label, *(fmt(m.get(key)) for key in ("rss", "pss", "private", "shared"))] for label, m in processes]
     mem = table(["process", "RSS MB", "PSS MB", "private MB", "shared MB"], mem_rows)
     notes = [
         f"Celery worker (--pool=solo), {fmt(draft.get('n'))} drafts at L = 0: "
@@ -572,6 +569,10 @@ def render_throughput(thr: dict) -> str:
     return head + body + _bullets(notes)
 
 
+def _change(before: dict, after: dict, key: str) -> str:
+    return f"{fmt(before.get(key))} → {fmt(after.get(key))}"
+
+
 def _solo_worker(cpu: dict) -> dict:
     """The --pool=solo worker's own process (the first one measured)."""
     return next(iter((cpu.get("memory_celery") or {}).values()), {})
@@ -595,27 +596,20 @@ def render_before_after(before: dict, after: dict) -> str:
         aq = (a_cpu.get("queries") or {}).get(kind) or {}
         rows.append([kind, fmt(valid_value(b, "cpu_ms_per_request")), fmt(valid_value(a, "cpu_ms_per_request")),
                      fmt(b.get("ratio_to_ping")), fmt(a.get("ratio_to_ping")),
-                     f"{fmt(bq.get('statements'))} → {fmt(aq.get('statements'))}",
-                     f"{fmt(bq.get('commits'))} → {fmt(aq.get('commits'))}"])  # fmt: skip
+                     _change(bq, aq, "statements"), _change(bq, aq, "commits")])  # fmt: skip
     bd, ad = b_cpu.get("draft") or {}, a_cpu.get("draft") or {}
     rows.append(["Celery worker, per draft (all stages)", fmt(valid_value(bd, "cpu_ms_per_draft")),
                  fmt(valid_value(ad, "cpu_ms_per_draft")), "", "", "", ""])  # fmt: skip
     cpu_table = table(["CPU ms", "before", "after", "÷ ping before", "÷ ping after", "statements", "commits"], rows)
-    mem_rows = []
-    for name in ("master", "worker"):
-        b = (b_cpu.get("memory_web") or {}).get(name) or {}
-        a = (a_cpu.get("memory_web") or {}).get(name) or {}
-        mem_rows.append([f"gunicorn {name}", f"{fmt(b.get('rss'))} → {fmt(a.get('rss'))}",
-                         f"{fmt(b.get('private'))} → {fmt(a.get('private'))}",
-                         f"{fmt(b.get('shared'))} → {fmt(a.get('shared'))}"])  # fmt: skip
-    celery = [
+    processes = [
+        (f"gunicorn {name}", *((c.get("memory_web") or {}).get(name) or {} for c in (b_cpu, a_cpu)))
+        for name in ("master", "worker")
+    ]
+    processes += [
         ("celery worker (--pool=solo)", *(_solo_worker(c) for c in (b_cpu, a_cpu))),
         ("celery prefork child, largest", *(_largest_child(c) for c in (b_cpu, a_cpu))),
     ]
-    for name, b, a in celery:
-        mem_rows.append([name, f"{fmt(b.get('rss'))} → {fmt(a.get('rss'))}",
-                         f"{fmt(b.get('private'))} → {fmt(a.get('private'))}",
-                         f"{fmt(b.get('shared'))} → {fmt(a.get('shared'))}"])  # fmt: skip
+    mem_rows = [[name, *(_change(b, a, key) for key in ("rss", "private", "shared"))] for name, b, a in processes]
     mem_table = table(["process", "RSS MB", "private MB", "shared MB"], mem_rows)
     bm, am = before.get("meta") or {}, after.get("meta") or {}
     return (

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -138,17 +139,25 @@ class RedisServer:
             self.proc.stop()
 
 
-def wait_http(port: int, proc: Proc, *, timeout: float = 60) -> None:
+def wait_http(
+    port: int,
+    proc: Proc,
+    *,
+    timeout: float = 60,
+    path: str = "/healthz",
+    ready: Callable[[int], bool] = lambda status: status < 500,
+) -> None:
+    """Poll `GET path` on `port` until its status is `ready`; raise if `proc` exits or `timeout` passes first."""
     deadline = time.monotonic() + timeout
     while True:
         if not proc.alive():
             raise RuntimeError(f"{proc.name} exited:\n{proc.tail()}")
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/healthz")
+            conn.request("GET", path)
             status = conn.getresponse().status
             conn.close()
-            if status < 500:
+            if ready(status):
                 return
         except OSError:
             pass

@@ -14,7 +14,7 @@ from actions.models import ActionRecord
 from actions.policy import money_kind_noun
 from common.choices import choice_parse
 from common.redaction import MODEL_EXCEPTIONS, redact, redact_obj
-from llm.disclosure import MASKED_ADDRESS, MASKED_TEXT, SentField
+from llm.disclosure import MASKED_ADDRESS, MASKED_TEXT, SentField, sent_fields
 from llm.fence import FENCE_RULE, TOOL_RESULT, fence, fence_customer_text, neutralise
 from llm.masking import KEEP_KEY
 
@@ -190,14 +190,8 @@ MODEL_FIELDS: tuple[SentField, ...] = (
     SentField("tool_call:summary", "AI가 쓴 상담원용 요약"),
     SentField("tool_call:kind", "AI가 고른 개인정보 요청 종류", _CODE),
     SentField("tool_call:action_id", "AI가 넘긴 재검토 대상 처리번호", _CODE),
-    *(
-        SentField(f"tool_result:orders[].{key}", f"도구 결과 · 주문 목록 · {label}", masked)
-        for key, label, masked in _ORDER_FIELDS
-    ),
-    *(
-        SentField(f"tool_result:actions[].{key}", f"도구 결과 · 요청 내역 · {label}", masked)
-        for key, label, masked in _REQUEST_FIELDS
-    ),
+    *sent_fields("tool_result:orders[].", "도구 결과 · 주문 목록", _ORDER_FIELDS),
+    *sent_fields("tool_result:actions[].", "도구 결과 · 요청 내역", _REQUEST_FIELDS),
     SentField("tool_result:ok", "도구 결과 · 처리 성공 여부", _CODE),
     SentField("tool_result:reason", "도구 결과 · 처리하지 못한 이유", ""),
     SentField("tool_result:message", "도구 결과 · 안내 문구", ""),

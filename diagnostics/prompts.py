@@ -8,7 +8,7 @@ from datetime import datetime
 from common.clock import SEOUL
 from common.redaction import redact
 from diagnostics.schemas import diagnosis_json_schema
-from llm.disclosure import MASKED_TEXT, NOT_PERSONAL, SentField
+from llm.disclosure import MASKED_TEXT, NOT_PERSONAL, SentField, sent_fields
 from llm.fence import FENCE_RULE
 from llm.fence import fence_customer_text as _fence
 
@@ -97,8 +97,8 @@ MODEL_FIELDS: tuple[SentField, ...] = (
     SentField("diagnostic_context:truncated", "잘림 여부", _CODE),
     SentField("diagnostic_context:guidance[]", "진단 안내 문구 (고정 문구)", NOT_PERSONAL),
     *(
-        SentField(f"diagnostic_context:{kind}[].{key}", f"{kind_label} · {label}", masked)
+        field
         for kind, kind_label in _EVENT_KINDS
-        for key, label, masked in _EVENT_FIELDS
+        for field in sent_fields(f"diagnostic_context:{kind}[].", kind_label, _EVENT_FIELDS)
     ),
 )

@@ -12,7 +12,7 @@ import json
 
 from common.redaction import redact, redact_obj
 from diagnostics.prompts import diagnosis_system_prompt, diagnosis_user_prompt
-from llm.disclosure import MASKED_TEXT, SentField
+from llm.disclosure import MASKED_TEXT, SentField, sent_fields
 from llm.fence import CUSTOMER, DRAFT_TEXT, FENCE_RULE, KNOWLEDGE, OPERATOR, SHOP_DATA, fence
 from tickets.services import HANDOFF_TRANSCRIPT_TITLE
 
@@ -153,7 +153,7 @@ _CONTEXT = (
 MODEL_FIELDS: dict[str, tuple[SentField, ...]] = {
     "draft": (
         *_CONVERSATION,
-        *(SentField(f"shop_data:{key}", f"고객 정보(선조회) · {label}", masked) for key, label, masked in _CONTEXT),
+        *sent_fields("shop_data:", "고객 정보(선조회)", _CONTEXT),
         _KNOWLEDGE,
     ),
     "qa": (*_CONVERSATION, SentField("draft_text", "검토할 답변 초안"), _KNOWLEDGE),

@@ -38,6 +38,12 @@ class SentField:
         return wire_key == self.key
 
 
+def sent_fields(key_prefix: str, heading: str, rows: Iterable[tuple[str, str, str]]) -> tuple[SentField, ...]:
+    """A group of fields under one wire prefix (`tool_result:orders[].`) and one heading (`도구 결과 · 주문 목록`):
+    `rows` are (key, label, masked) below them."""
+    return tuple(SentField(f"{key_prefix}{key}", f"{heading} · {label}", masked) for key, label, masked in rows)
+
+
 # Masking applied to every text field (common.redaction, again at the wire by llm.masking).
 MASKED_TEXT = "공통 가림"
 MASKED_TEXT_MEANS = (

@@ -37,16 +37,5 @@ def access_month_summary(*, month: date) -> list[OperatorMonth]:
     )
     rows = list(rows)
     unusual = policy.unusual_operators({r["operator"]: r["total"] for r in rows})
-    return [
-        OperatorMonth(
-            operator=r["operator"],
-            view=r["view"],
-            list=r["list"],
-            export=r["export"],
-            change=r["change"],
-            total=r["total"],
-            customers=r["customers"],
-            unusual=r["operator"] in unusual,
-        )
-        for r in rows
-    ]
+    # The values() row has OperatorMonth's fields but `unusual`: the operator, a count per action, total, customers.
+    return [OperatorMonth(**r, unusual=r["operator"] in unusual) for r in rows]
