@@ -121,17 +121,10 @@ def test_the_migration_backfills_order_ids_from_action_records_and_not_found_ans
 
 def test_the_ticket_page_lists_the_customers_requests_in_its_side_panel(client, operator_user, c003):
     """chat registers the section (tickets.sections): actions and tickets are independent of each other."""
-    from actions.services import refund_request
-    from common.actors import Actor
+    from actions.tests.support import defect_refund
     from tickets.services import ticket_create
 
-    record = refund_request(
-        customer=c003,
-        order_id="HR20260721001",
-        reason="하자",
-        reason_category="DEFECT",
-        actor=Actor.customer_agent(c003),
-    ).record
+    record = defect_refund("하자")
     ticket = ticket_create(
         customer=c003, category="결제", subject="결제 오류", body="?", source="API", author=c003.user
     )

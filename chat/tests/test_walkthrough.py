@@ -10,16 +10,16 @@ from tickets.models import Ticket
 pytestmark = pytest.mark.django_db
 
 
+def _outcome(result: dict) -> tuple:
+    """What the customer is told of a tool result: the tool, whether it went through, the status and its label."""
+    return result["tool"], result["ok"], result["status"], result["status_display"]
+
+
 def test_readme_walkthrough_with_offline_model(c003_api, offline_model):
     # 1. Address change on the PREPARING order → 완료
     body = say(c003_api, "HR20260726002 배송지를 서울특별시 중구 세종대로 110, 3층으로 바꿔 주세요")
     [result] = acted(body)
-    assert (result["tool"], result["ok"], result["status"], result["status_display"]) == (
-        "change_shipping_address",
-        True,
-        "DONE",
-        "완료",
-    )
+    assert _outcome(result) == ("change_shipping_address", True, "DONE", "완료")
     assert result["action_id"] in body["reply"]
     assert Order.objects.get(pk="HR20260726002").shipping_address == "서울특별시 중구 세종대로 110, 3층"
 
@@ -44,12 +44,7 @@ def test_readme_walkthrough_with_offline_model(c003_api, offline_model):
     assert not ActionRecord.objects.filter(kind="REFUND").exists()
     body = say(c003_api, "상품하자", conversation_id)
     [result] = acted(body)
-    assert (result["tool"], result["ok"], result["status"], result["status_display"]) == (
-        "request_refund",
-        True,
-        "PENDING",
-        "승인대기",
-    )
+    assert _outcome(result) == ("request_refund", True, "PENDING", "승인대기")
     refund = ActionRecord.objects.get(kind="REFUND")
     assert (refund.order_id, refund.reason_category) == ("HR20260628003", "DEFECT")
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from rest_framework.test import APIClient
 
 from actions.models import ActionRecord
 from actions.selectors import CLAIM_REMOVED
@@ -17,6 +16,7 @@ from drafts.models import Draft
 from llm.offline import respond, structured_name
 from llm.testing import text_message, tool_calls_message
 from orders.models import Order
+from testsupport.api import api_as
 from tickets.models import Ticket
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -37,15 +37,9 @@ HOSTILE = [
 REFUND = ("request_refund", {"order_id": TUMBLER, "reason_category": "상품하자", "reason": "녹이 슬었어요"})
 
 
-def _customer(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
 @pytest.fixture
 def staff_api(operator_user):
-    return _customer(operator_user)
+    return api_as(operator_user)
 
 
 @pytest.mark.parametrize("hostile", HOSTILE)
@@ -123,7 +117,7 @@ def test_a_ticket_summary_the_model_writes_reaches_the_customer_without_its_prom
 
     ticket = Ticket.objects.get(customer=c003)
     assert ticket.subject == f"결제가 두 번 됐다는 문의입니다. {CLAIM_REMOVED}"
-    seen = _customer(c003.user).get(f"/api/tickets/{ticket.number}/").json()
+    seen = api_as(c003.user).get(f"/api/tickets/{ticket.number}/").json()
     assert all("완료되었음" not in m["body"] for m in seen["messages"])
     assert all("완료되었음" not in t["subject"] for t in c003_api.get("/api/tickets/").json())
 

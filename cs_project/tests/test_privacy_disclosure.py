@@ -16,8 +16,9 @@ import re
 import pytest
 
 from llm.disclosure import disclosure_markdown, purpose_fields, undeclared, unsent
-from llm.offline import respond, structured_name
+from llm.offline import structured_name
 from llm.testing import text_message, tool_calls_message
+from testsupport.scripted_chat import chat_scripted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -118,14 +119,7 @@ def session_model(scripted_model):
         ),
         text_message("이미 접수되어 있습니다."),
     ]
-
-    def handler(body):
-        if body.get("tools"):
-            return chat_script.pop(0) if chat_script else text_message("(끝)")
-        return respond(body)
-
-    scripted_model.handler = handler
-    return scripted_model
+    return chat_scripted(scripted_model, chat_script)
 
 
 def _run_session(c003_api, settings) -> None:

@@ -23,9 +23,10 @@ import pytest
 
 from actions.services import refund_request
 from common.actors import Actor
-from llm.offline import respond, structured_name
+from llm.offline import structured_name
 from llm.testing import text_message, tool_calls_message
 from orders.models import Order
+from testsupport.scripted_chat import chat_scripted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -135,14 +136,7 @@ def session_model(scripted_model):
         tool_calls_message([("get_my_requests", {})]),
         text_message("요청 내역을 확인했습니다."),
     ]
-
-    def handler(body):
-        if body.get("tools"):
-            return chat_script.pop(0) if chat_script else text_message("(끝)")
-        return respond(body)
-
-    scripted_model.handler = handler
-    return scripted_model
+    return chat_scripted(scripted_model, chat_script)
 
 
 def _run_session(c003_api, session_model) -> tuple[list[dict], list[dict], str]:

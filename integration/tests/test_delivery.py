@@ -12,7 +12,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from actions.models import ActionRecord
-from actions.services import action_decide, address_change, refund_request
+from actions.services import action_decide, address_change
+from actions.tests.support import defect_refund
 from common import outbox
 from common.actors import Actor
 from common.models import OutboxMessage
@@ -239,14 +240,7 @@ def test_rejection_is_an_event_too(connected, operator_user):
 
 
 def test_without_an_integration_the_demo_shop_executes_at_once_and_no_event_goes_out(shop, operator_user):
-    customer = Customer.objects.get(pk="C003")
-    record = refund_request(
-        customer=customer,
-        order_id="HR20260721001",
-        reason_category="DEFECT",
-        reason="불량",
-        actor=Actor.customer_agent(customer),
-    ).record
+    record = defect_refund("불량")
     decided = action_decide(number=record.number, approve=True, actor=operator_user)
     assert decided.status == "APPROVED" and Order.objects.get(pk="HR20260721001").status == "RETURNED"
     assert not ShopEvent.objects.exists()

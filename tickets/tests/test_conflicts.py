@@ -16,9 +16,9 @@ import pytest
 from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from common.tests.factories import operator_with
+from testsupport.api import api_as
 from tickets.models import Ticket, TicketMessage, TicketPresence
 from tickets.presence import presence_beat, presence_leave, presence_list
 from tickets.services import ticket_message_add, ticket_reply_add
@@ -26,12 +26,6 @@ from tickets.tests.factories import TicketMessageFactory
 
 HANDLER = ("tickets.view_ticket", "tickets.view_ticketmessage", "drafts.view_draft", "tickets.reply_ticket")
 TEXT = "문의 주셔서 감사합니다. 상품은 내일 도착할 예정입니다."
-
-
-def _api(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 @pytest.fixture
@@ -61,7 +55,7 @@ def test_a_colleagues_answer_since_my_screen_stops_my_reply_and_gives_my_text_ba
     seen = asked.messages.get().pk
     settings.CS_NOW = "2026-08-18T14:02:00+09:00"
     ticket_reply_add(ticket=asked, body="내일 도착합니다.", actor=kim)  # 김상담 answered first
-    response = _api(lee).post(
+    response = api_as(lee).post(
         f"/api/ops/tickets/{asked.number}/reply/", {"body": TEXT, "last_seen_message_id": seen}, format="json"
     )
     assert response.status_code == 409
@@ -79,7 +73,7 @@ def test_a_colleagues_answer_since_my_screen_stops_my_reply_and_gives_my_text_ba
     assert _operator_messages(asked) == ["내일 도착합니다."]  # nothing more was stored
     # Having seen it, lee may still answer.
     newest = asked.messages.order_by("-id").first().pk
-    again = _api(lee).post(
+    again = api_as(lee).post(
         f"/api/ops/tickets/{asked.number}/reply/", {"body": TEXT, "last_seen_message_id": newest}, format="json"
     )
     assert again.status_code == 201 and _operator_messages(asked) == ["내일 도착합니다.", TEXT]
@@ -90,7 +84,7 @@ def test_a_new_customer_message_since_my_screen_stops_my_reply(asked, kim, setti
     seen = asked.messages.get().pk
     settings.CS_NOW = "2026-08-18T09:15:00+09:00"
     ticket_message_add(ticket=asked, body="주소도 바꿀 수 있나요?", author=asked.customer.user)
-    response = _api(kim).post(
+    response = api_as(kim).post(
         f"/api/ops/tickets/{asked.number}/reply/", {"body": TEXT, "last_seen_message_id": seen}, format="json"
     )
     body = response.json()
@@ -102,14 +96,14 @@ def test_a_new_customer_message_since_my_screen_stops_my_reply(asked, kim, setti
 
 @pytest.mark.django_db
 def test_without_last_seen_the_reply_is_sent_as_before(asked, kim):
-    response = _api(kim).post(f"/api/ops/tickets/{asked.number}/reply/", {"body": TEXT}, format="json")
+    response = api_as(kim).post(f"/api/ops/tickets/{asked.number}/reply/", {"body": TEXT}, format="json")
     assert response.status_code == 201
 
 
 @pytest.mark.django_db
 def test_bad_last_seen_values_are_refused(asked, kim):
     for bad in ("12", -1, 1.5, True):
-        response = _api(kim).post(
+        response = api_as(kim).post(
             f"/api/ops/tickets/{asked.number}/reply/", {"body": TEXT, "last_seen_message_id": bad}, format="json"
         )
         assert (response.status_code, response.json()["code"]) == (400, "invalid"), bad
@@ -138,13 +132,13 @@ def test_in_the_admin_the_text_stays_in_the_box_and_the_message_says_who_answere
 @pytest.mark.django_db
 def test_presence_heartbeats_show_who_else_is_viewing_or_writing(asked, kim, lee, settings):
     settings.CS_PRESENCE_TTL_S = 30
-    response = _api(kim).post(f"/api/ops/tickets/{asked.number}/presence/", {"typing": True}, format="json")
+    response = api_as(kim).post(f"/api/ops/tickets/{asked.number}/presence/", {"typing": True}, format="json")
     assert response.status_code == 200 and response.json() == {"present": []}  # nobody else yet
-    seen_by_lee = _api(lee).post(f"/api/ops/tickets/{asked.number}/presence/", {}, format="json").json()
+    seen_by_lee = api_as(lee).post(f"/api/ops/tickets/{asked.number}/presence/", {}, format="json").json()
     assert seen_by_lee == {
         "present": [{"username": "kim", "name": "김상담", "typing": True, "words": "김상담님이 작성 중"}]
     }
-    detail = _api(lee).get(f"/api/ops/tickets/{asked.number}/").json()
+    detail = api_as(lee).get(f"/api/ops/tickets/{asked.number}/").json()
     assert [p["words"] for p in detail["present"]] == ["김상담님이 작성 중"]
     # A heartbeat lasts CS_PRESENCE_TTL_S: an old one no longer counts (and is cleared).
     TicketPresence.objects.filter(user=kim).update(expires_at=timezone.now() - timedelta(seconds=1))
@@ -152,7 +146,7 @@ def test_presence_heartbeats_show_who_else_is_viewing_or_writing(asked, kim, lee
     assert not TicketPresence.objects.filter(user=kim).exists()
     # Leaving the page drops it at once.
     presence_beat(ticket_id=asked.pk, user=kim, typing=False)
-    _api(kim).post(f"/api/ops/tickets/{asked.number}/presence/", {"leaving": True}, format="json")
+    api_as(kim).post(f"/api/ops/tickets/{asked.number}/presence/", {"leaving": True}, format="json")
     assert presence_list(ticket_id=asked.pk, exclude_user_id=lee.pk) == []
 
 
@@ -164,9 +158,9 @@ def test_a_page_closing_as_its_reload_opens_leaves_the_new_pages_presence(asked,
     presence_beat(ticket_id=asked.pk, user=kim, typing=False, page="old")
     presence_beat(ticket_id=asked.pk, user=kim, typing=False, page="new")
     body = {"leaving": True, "page": "old"}
-    _api(kim).post(f"/api/ops/tickets/{asked.number}/presence/", body, format="json")
+    api_as(kim).post(f"/api/ops/tickets/{asked.number}/presence/", body, format="json")
     assert [p.words for p in presence_list(ticket_id=asked.pk, exclude_user_id=lee.pk)] == ["김상담님이 보는 중"]
-    _api(kim).post(f"/api/ops/tickets/{asked.number}/presence/", {"leaving": True, "page": "new"}, format="json")
+    api_as(kim).post(f"/api/ops/tickets/{asked.number}/presence/", {"leaving": True, "page": "new"}, format="json")
     assert presence_list(ticket_id=asked.pk, exclude_user_id=lee.pk) == []
 
 
@@ -184,7 +178,7 @@ def test_the_ticket_page_says_who_else_has_it_open(asked, kim, lee, client):
 @pytest.mark.django_db
 def test_presence_needs_the_ticket_view_permission(asked):
     outsider = operator_with(username="outsider")
-    response = _api(outsider).post(f"/api/ops/tickets/{asked.number}/presence/", {}, format="json")
+    response = api_as(outsider).post(f"/api/ops/tickets/{asked.number}/presence/", {}, format="json")
     assert (response.status_code, response.json()["code"]) == (403, "permission_denied")
 
 
@@ -229,7 +223,7 @@ def test_two_operators_replying_at_once_from_the_same_screen_send_one_answer(kim
     def reply(user):
         try:
             barrier.wait(timeout=10)
-            return _api(user).post(
+            return api_as(user).post(
                 f"/api/ops/tickets/{ticket.number}/reply/",
                 {"body": f"{user.username}: {TEXT}", "last_seen_message_id": seen},
                 format="json",

@@ -76,6 +76,15 @@ def _clocks(status="OPEN", **fields) -> Clocks:
     return Clocks(status=status, **{**base, **fields})
 
 
+def _answered(moment: str) -> Clocks:
+    """Answered once, at `moment`: that reply was the first response and left the turn to the customer."""
+    return _clocks("ANSWERED", first_responded_at=at(moment), answered_at=at(moment))
+
+
+# Weeks after every due time: a paused or a closed ticket's state must not depend on the clock any more.
+LONG_AFTER = at("2026-09-30T10:00")
+
+
 @pytest.mark.parametrize(
     "clocks, now, expected",
     [
@@ -93,25 +102,17 @@ def _clocks(status="OPEN", **fields) -> Clocks:
             AT_RISK,
         ),
         # Waiting on the customer: paused — the resolution clock as it stood at the answer, however long after.
-        (
-            _clocks("ANSWERED", first_responded_at=at("2026-08-18T10:00"), answered_at=at("2026-08-18T10:00")),
-            at("2026-09-30T10:00"),
-            OK,
-        ),
-        (
-            _clocks("ANSWERED", first_responded_at=at("2026-08-20T16:00"), answered_at=at("2026-08-20T16:00")),
-            at("2026-09-30T10:00"),
-            AT_RISK,
-        ),
+        (_answered("2026-08-18T10:00"), LONG_AFTER, OK),
+        (_answered("2026-08-20T16:00"), LONG_AFTER, AT_RISK),
         # Closed: the final verdict.
         (
             _clocks("CLOSED", first_responded_at=at("2026-08-18T10:00"), closed_at=at("2026-08-19T10:00")),
-            at("2026-09-30T10:00"),
+            LONG_AFTER,
             OK,
         ),
         (
             _clocks("CLOSED", first_responded_at=at("2026-08-18T17:30"), closed_at=at("2026-08-19T10:00")),
-            at("2026-09-30T10:00"),
+            LONG_AFTER,
             BREACHED,
         ),
     ],

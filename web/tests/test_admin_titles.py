@@ -4,22 +4,13 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from actions.services import refund_request
-from common.actors import Actor
-from orders.models import Customer
+from actions.tests.support import defect_refund
 
 pytestmark = pytest.mark.django_db
 
 
 def test_view_only_titles_read_naturally(client, shop):
-    c003 = Customer.objects.get(pk="C003")
-    record = refund_request(
-        customer=c003,
-        order_id="HR20260721001",
-        reason="하자",
-        reason_category="DEFECT",
-        actor=Actor.customer_agent(c003),
-    ).record
+    record = defect_refund("하자")
     client.force_login(get_user_model().objects.get(username="operator"))
     listing = client.get(reverse("admin:actions_actionrecord_changelist") + "?status__exact=PENDING").content.decode()
     detail = client.get(reverse("admin:actions_actionrecord_change", args=[record.pk])).content.decode()
