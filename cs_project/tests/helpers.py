@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from actions.tests.support import defect_refund  # noqa: F401  (the cs_project tests import it from here)
 from orders.models import Customer, Order
 from tickets.models import Ticket
 from tickets.services import ticket_create

@@ -14,9 +14,9 @@ from rest_framework.test import APIClient
 
 from accounts.services import token_issue
 from actions.models import ActionRecord
+from actions.tests.support import defect_refund
 from common.actors import Actor
 from common.live import change_marker
-from cs_project.tests.helpers import defect_refund
 from orders.models import Customer
 from tickets.models import TicketEvent
 from tickets.services import ticket_create
