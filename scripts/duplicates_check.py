@@ -9,7 +9,7 @@ disagree with a line rather than with a verdict:
   alike because every such table has the same shape, `CODE = "CODE", "라벨"`); and constants (UPPER_CASE
   names) whose value is built from literals and other constants alone (a label dict, a word list, a pattern:
   `LABELS = {"code": "라벨", ...}`, `NOUNS = _words("결제 카드")`, `PATTERN = re.compile(_EDGE + r"...")`),
-  where rows of one shape are the point.
+  where rows of one shape are the point; and a test's `parametrize` table written out the same way.
 
 Those lines are blanked in the copy the tool reads (the lines stay, empty, so the numbers it prints are the
 repository's). Every pair it still finds is printed; the command exits 1 when anything is printed, 2 when
@@ -72,7 +72,8 @@ def is_literal(node: ast.expr) -> bool:
 
 
 def without_data(text: str) -> str:
-    """The source with every `*Choices` class and every literal-valued constant blanked, line numbers kept."""
+    """The source with every `*Choices` class, literal-valued constant and literal parametrize table blanked,
+    line numbers kept."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -86,6 +87,14 @@ def without_data(text: str) -> str:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if all(isinstance(t, ast.Name) and is_constant_name(t.id) for t in targets):
                 spans.append(node)
+        elif isinstance(node, ast.FunctionDef):
+            spans.extend(
+                decorator
+                for decorator in node.decorator_list
+                if isinstance(decorator, ast.Call)
+                and ast.unparse(decorator.func).endswith("parametrize")
+                and is_literal(decorator)
+            )
     for node in spans:
         for number in range(node.lineno, (node.end_lineno or node.lineno) + 1):
             lines[number - 1] = ""
