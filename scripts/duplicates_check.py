@@ -56,7 +56,7 @@ def is_literal(node: ast.expr) -> bool:
         return is_constant_name(node.attr)
     if isinstance(node, ast.JoinedStr):
         return all(is_literal(part) for part in node.values)
-    if isinstance(node, ast.FormattedValue):
+    if isinstance(node, ast.FormattedValue | ast.Starred):
         return is_literal(node.value)
     if isinstance(node, ast.Tuple | ast.List | ast.Set):
         return all(is_literal(item) for item in node.elts)
