@@ -14,7 +14,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from common.apis import IsStaff
+from common.apis import IsStaff, UsernameField
 from common.errors import NotFound
 from common.fields import StrictCharField, StrictIntegerField
 from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION
@@ -72,12 +72,12 @@ class DraftSerializer(serializers.ModelSerializer):
     diagnosis = serializers.SerializerMethodField()
     stages = StagesField()
     timings = TimingSerializer(source="*")
-    decided_by = serializers.CharField(source="decided_by.get_username", default=None, allow_null=True)
+    decided_by = UsernameField("decided_by")
     claim_blockers = serializers.JSONField(
         help_text="코드가 찾은 승인되지 않은 환불·취소 약속: "
         "[{code: money_claim, field, start, end, sentence, trigger}]"
     )
-    override_by = serializers.CharField(source="override_by.get_username", default=None, allow_null=True)
+    override_by = UsernameField("override_by")
 
     class Meta:
         model = Draft

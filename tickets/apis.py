@@ -21,7 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from common.actors import Actor
-from common.apis import CustomerThrottle, IsCustomer, IsStaff, TicketMessageThrottle
+from common.apis import CustomerThrottle, IsCustomer, IsStaff, TicketMessageThrottle, UsernameField
 from common.budget import model_budget_charge
 from common.business_hours import after_hours_notice, business_calendar
 from common.errors import InvalidState
@@ -324,12 +324,7 @@ class OpsTicketSerializer(serializers.ModelSerializer):
     status_display = serializers.CharField(source="get_status_display")
     tags = serializers.SerializerMethodField()
     priority_display = serializers.CharField(source="get_priority_display")
-    assignee = serializers.CharField(
-        source="assignee.get_username",
-        default=None,
-        allow_null=True,
-        help_text="담당 상담원의 로그인 이름 (없으면 null)",
-    )
+    assignee = UsernameField("assignee", help_text="담당 상담원의 로그인 이름 (없으면 null)")
     first_response_due_at = serializers.SerializerMethodField(help_text="첫 답변 기한 (영업시간 기준)")
     next_response_due_at = serializers.SerializerMethodField(
         help_text="고객 추가 문의에 대한 다음 답변 기한 (기다리는 추가 문의가 없으면 null)"
