@@ -519,6 +519,16 @@ class OpsTicketDetailApi(_OpsTicketReadApi):
 
 
 MESSAGE_ID_MAX = 2**63 - 1  # a BigAutoField
+
+
+class LastSeenMessageIdField(StrictIntegerField):
+    """The newest message the operator had on screen while writing (optional): a customer message or another
+    operator's reply after it holds the send as 409 ticket_changed. Each endpoint says in help_text what is held."""
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, allow_null=True, default=None, min_value=0, max_value=MESSAGE_ID_MAX, **kwargs)
+
+
 TICKET_CHANGED_EXAMPLE = {
     "code": "ticket_changed",
     "detail": "김상담님이 14:02에 먼저 답변했습니다. 작성하신 내용은 아래에 그대로 있습니다. 새 내용을 확인한 뒤 "
@@ -581,12 +591,7 @@ class OpsTicketReplyApi(APIView):
             help_text="예외 발송 사유. 답변이 고객의 처리 기록에 없는 환불·취소를 약속할 때만 필요하며, "
             "사유와 보낸 사람이 티켓의 시스템 메모로 기록됩니다.",
         )
-        last_seen_message_id = StrictIntegerField(
-            required=False,
-            allow_null=True,
-            default=None,
-            min_value=0,
-            max_value=MESSAGE_ID_MAX,
+        last_seen_message_id = LastSeenMessageIdField(
             help_text="답변을 쓰는 동안 화면에 있던 가장 최근 메시지 번호. 그 뒤에 고객 메시지나 다른 상담원의 "
             "답변이 있으면 보내지 않고 409 ticket_changed로 그 메시지들과 작성한 내용을 돌려줍니다.",
         )
