@@ -5,7 +5,7 @@ from rest_framework.views import APIView
 
 from actions.models import ActionRecord
 from actions.services import DECIDE_PERMISSION, action_decide
-from common.apis import IsStaff
+from common.apis import IsStaff, UsernameField
 from common.fields import StrictBooleanField, StrictCharField
 
 
@@ -24,7 +24,7 @@ class OpsActionDecideApi(APIView):
     class OutputSerializer(serializers.ModelSerializer):
         action_id = serializers.CharField(source="number")
         status_display = serializers.CharField(source="status_label")
-        decided_by = serializers.CharField(source="decided_by.get_username", default=None, allow_null=True)
+        decided_by = UsernameField("decided_by")
 
         class Meta:
             model = ActionRecord

@@ -1,14 +1,18 @@
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TypeVar
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db import models
 from django.urls import reverse
 from django.utils.http import urlencode
 
 from common.display import payload_line
+from common.errors import DomainError
 from common.live import live_staff_allowed, live_staff_cursor
 from common.models import OutboxMessage
+
+Row = TypeVar("Row")
 
 
 class AsciiIntegerField(forms.IntegerField):
@@ -32,10 +36,16 @@ ASCII_NUMBERS = {
 class CodeLabelFilter(admin.SimpleListFilter):
     """Filter on a code column by the codes present, each by its Korean label; codes the table does not know
     read `unknown` numbered (two new codes stay two choices). The query string carries the raw code.
-    Subclasses set `title`, `parameter_name` (the column), `labels` and `unknown`."""
+    One per column, made by `CodeLabelFilter.on(...)` where the admin lists its filters."""
 
     labels: Mapping[str, str] = {}
     unknown = "기타"
+
+    @classmethod
+    def on(cls, column: str, title: str, labels: Mapping[str, str], unknown: str) -> type["CodeLabelFilter"]:
+        """The filter for one code column, titled `title`, its codes read through `labels`."""
+        attrs = {"title": title, "parameter_name": column, "labels": labels, "unknown": unknown}
+        return type(f"{cls.__name__}_{column}", (cls,), attrs)
 
     def lookups(self, request, model_admin):
         column = self.parameter_name
@@ -93,6 +103,30 @@ class LiveChangeListMixin:
             if script is not None:
                 context["media"] = context["media"] + forms.Media(js=[script], css={"all": ["common/live.css"]})
         return response
+
+
+def apply_each(
+    modeladmin: admin.ModelAdmin,
+    request,
+    rows: Iterable[Row],
+    apply: Callable[[Row], bool],
+    *,
+    name: Callable[[Row], str],
+    done: Callable[[int], str],
+) -> None:
+    """A bulk admin action, one row at a time: a row the service refuses (DomainError) is reported under its name
+    and does not stop the others. apply(row) says whether it changed the row; done(count) is the success message,
+    shown when at least one did."""
+    count, errors = 0, []
+    for row in rows:
+        try:
+            count += apply(row)
+        except DomainError as exc:
+            errors.append(f"{name(row)}: {exc.message}")
+    if count:
+        modeladmin.message_user(request, done(count), messages.SUCCESS)
+    for error in errors:
+        modeladmin.message_user(request, error, messages.ERROR)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -1,4 +1,4 @@
-"""What every `/api/` view shares: the error shape, permissions and throttles.
+"""What every `/api/` view shares: the error shape, permissions, throttles and the user-as-login-name field.
 
 Every API error, 400 to 500, is JSON `{"code": <stable English code>, "detail": <Korean message>}`.
 Validation errors (400, code `invalid`) add `errors`: DRF's per-field messages. Errors raised inside a DRF
@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import Http404
-from rest_framework import exceptions, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 from rest_framework.throttling import UserRateThrottle
@@ -201,3 +201,10 @@ class TicketMessageThrottle(FailOpenThrottleMixin, UserRateThrottle):
     """Follow-ups on tickets: each one reopens the ticket and asks for a new draft (several model calls)."""
 
     scope = "ticket_message"
+
+
+class UsernameField(serializers.CharField):
+    """A user foreign key (who decided, who is assigned) shown as that user's login name; null when nobody is."""
+
+    def __init__(self, user_field: str, **kwargs):
+        super().__init__(source=f"{user_field}.get_username", default=None, allow_null=True, **kwargs)

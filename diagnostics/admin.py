@@ -17,13 +17,6 @@ from privacy.admin import AccessLoggedAdmin
 from privacy.models import AccessRecord
 
 
-class ErrorCodeFilter(CodeLabelFilter):
-    title = "오류 코드"
-    parameter_name = "error_code"
-    labels = ERROR_CODE_LABELS
-    unknown = UNKNOWN_ERROR
-
-
 @admin.register(ServiceEvent)
 class ServiceEventAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
     access_object_type = AccessRecord.ObjectType.SERVICE_EVENT
@@ -41,7 +34,11 @@ class ServiceEventAdmin(AccessLoggedAdmin, ReadOnlyAdmin):
         "latency_ms",
         "error_display",
     )
-    list_filter = ("kind", "status_code", ErrorCodeFilter)
+    list_filter = (
+        "kind",
+        "status_code",
+        CodeLabelFilter.on("error_code", "오류 코드", ERROR_CODE_LABELS, UNKNOWN_ERROR),
+    )
     search_fields = ("=customer__customer_id", "=trace_id", "=error_code", "name", "=event_key")
     date_hierarchy = "occurred_at"
     list_select_related = ("customer",)

@@ -14,9 +14,9 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from common.apis import IsStaff
+from common.apis import IsStaff, UsernameField
 from common.errors import NotFound
-from common.fields import StrictCharField, StrictIntegerField
+from common.fields import StrictCharField
 from diagnostics.selectors import DIAGNOSIS_VIEW_PERMISSION
 from drafts.models import Draft, StageState
 from drafts.selectors import citations_resolve, citations_with_text, latest_drafts_prefetch, ticket_drafts
@@ -24,7 +24,7 @@ from drafts.services import REVIEW_PERMISSION, draft_apply, draft_reject
 from drafts.stages import stages
 from privacy.access import Action, ObjectType, Surface, access_note
 from tickets.api_parts import OpsTicketPart
-from tickets.apis import MESSAGE_ID_MAX
+from tickets.apis import LastSeenMessageIdField
 from tickets.models import Ticket
 
 # What each staff endpoint shows or changes, as Django permissions (the same ones the admin checks).
@@ -72,12 +72,12 @@ class DraftSerializer(serializers.ModelSerializer):
     diagnosis = serializers.SerializerMethodField()
     stages = StagesField()
     timings = TimingSerializer(source="*")
-    decided_by = serializers.CharField(source="decided_by.get_username", default=None, allow_null=True)
+    decided_by = UsernameField("decided_by")
     claim_blockers = serializers.JSONField(
         help_text="코드가 찾은 승인되지 않은 환불·취소 약속: "
         "[{code: money_claim, field, start, end, sentence, trigger}]"
     )
-    override_by = serializers.CharField(source="override_by.get_username", default=None, allow_null=True)
+    override_by = UsernameField("override_by")
 
     class Meta:
         model = Draft
@@ -169,12 +169,7 @@ class OpsDraftApplyApi(APIView):
             help_text="예외 발송 사유. 보류된 초안(승인되지 않은 환불·취소 약속, QA·신뢰도 미완료·실패)을 "
             "보낼 때만 필요하며, 사유·보낸 사람·시각이 초안에 기록됩니다.",
         )
-        last_seen_message_id = StrictIntegerField(
-            required=False,
-            allow_null=True,
-            default=None,
-            min_value=0,
-            max_value=MESSAGE_ID_MAX,
+        last_seen_message_id = LastSeenMessageIdField(
             help_text="초안을 검토하는 동안 화면에 있던 가장 최근 메시지 번호. 그 뒤에 고객 메시지나 다른 상담원의 "
             "답변이 있으면 보내지 않고 409 ticket_changed로 그 메시지들과 보내려던 내용을 돌려줍니다.",
         )

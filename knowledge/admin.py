@@ -1,7 +1,7 @@
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.utils.translation import ngettext
 
-from common.errors import DomainError
+from common.admin import apply_each
 from knowledge.models import FaqEntry, KnowledgeChunk, KnowledgeDocument
 from knowledge.services import knowledge_index_build
 
@@ -52,19 +52,17 @@ class KnowledgeDocumentAdmin(admin.ModelAdmin):
 
     @admin.action(description="선택한 문서의 검색 색인 다시 만들기", permissions=["change"])
     def rebuild_index(self, request, queryset):
-        done, errors = 0, []
-        for document in queryset:
-            try:
-                knowledge_index_build(document_ids=[document.doc_id])
-            except DomainError as exc:
-                errors.append(f"{document.doc_id}: {exc.message}")
-            else:
-                done += 1
-        if done:
-            self.message_user(
-                request,
-                ngettext("문서 %d건의 색인을 다시 만들었습니다.", "문서 %d건의 색인을 다시 만들었습니다.", done) % done,
-                messages.SUCCESS,
-            )
-        for error in errors:
-            self.message_user(request, error, messages.ERROR)
+        def rebuild(document: KnowledgeDocument) -> bool:
+            knowledge_index_build(document_ids=[document.doc_id])
+            return True
+
+        apply_each(
+            self,
+            request,
+            queryset,
+            rebuild,
+            name=lambda document: document.doc_id,
+            done=lambda n: (
+                ngettext("문서 %d건의 색인을 다시 만들었습니다.", "문서 %d건의 색인을 다시 만들었습니다.", n) % n
+            ),
+        )

@@ -11,13 +11,6 @@ from llm.labels import PURPOSE_LABELS, UNKNOWN_PURPOSE, purpose_label
 from llm.models import LLMCall
 
 
-class PurposeFilter(CodeLabelFilter):
-    title = "용도"
-    parameter_name = "purpose"
-    labels = PURPOSE_LABELS
-    unknown = UNKNOWN_PURPOSE
-
-
 @admin.register(LLMCall)
 class LLMCallAdmin(ReadOnlyAdmin):
     """A log, not a workflow: operators read it, nobody edits it."""
@@ -33,7 +26,12 @@ class LLMCallAdmin(ReadOnlyAdmin):
         "prompt_tokens",
         "completion_tokens",
     ]
-    list_filter = [PurposeFilter, "outcome", "model", "is_fallback"]
+    list_filter = [
+        CodeLabelFilter.on("purpose", "용도", PURPOSE_LABELS, UNKNOWN_PURPOSE),
+        "outcome",
+        "model",
+        "is_fallback",
+    ]
     date_hierarchy = "created_at"
     list_per_page = 100
     fields = list_display  # the record page shows what the list shows: a log row has nothing more

@@ -9,6 +9,7 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
+from common.admin import ReadOnlyAdmin
 from common.clock import today
 from privacy import policy
 from privacy.access import Action, Surface, access_note
@@ -57,7 +58,7 @@ class AccessLoggedAdmin:
 
 
 @admin.register(AccessRecord)
-class AccessRecordAdmin(admin.ModelAdmin):
+class AccessRecordAdmin(ReadOnlyAdmin):
     """Read-only for every user: the admin offers no add, change or delete, and no action (the model, the
     queryset and on PostgreSQL a trigger refuse them as well)."""
 
@@ -68,15 +69,6 @@ class AccessRecordAdmin(admin.ModelAdmin):
     show_full_result_count = False
     actions = None
     readonly_fields = [f.name for f in AccessRecord._meta.fields]
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
     def get_urls(self):
         review = path("review/", self.admin_site.admin_view(self.review_view), name="privacy_accessrecord_review")

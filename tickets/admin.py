@@ -21,7 +21,7 @@ from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 from django.utils.translation import ngettext
 
-from common.admin import AuditEventInline, LiveChangeListMixin, ReadOnlyAdmin
+from common.admin import AuditEventInline, LiveChangeListMixin, ReadOnlyAdmin, apply_each
 from common.business_hours import moment_words
 from common.errors import DomainError
 from common.numbering import parse_number
@@ -483,20 +483,14 @@ class TicketAdmin(AccessLoggedAdmin, LiveChangeListMixin, admin.ModelAdmin):
 
     @admin.action(description="선택한 티켓 종료", permissions=["change"])
     def close_tickets(self, request, queryset):
-        closed, errors = 0, []
-        for ticket in queryset:
-            try:
-                closed += ticket_status_change(ticket=ticket, status=Ticket.Status.CLOSED, actor=request.user)
-            except DomainError as exc:
-                errors.append(f"{ticket.number}: {exc.message}")
-        if closed:
-            self.message_user(
-                request,
-                ngettext("티켓 %d건을 종료했습니다.", "티켓 %d건을 종료했습니다.", closed) % closed,
-                messages.SUCCESS,
-            )
-        for error in errors:
-            self.message_user(request, error, messages.ERROR)
+        apply_each(
+            self,
+            request,
+            queryset,
+            lambda ticket: ticket_status_change(ticket=ticket, status=Ticket.Status.CLOSED, actor=request.user),
+            name=lambda ticket: ticket.number,
+            done=lambda n: ngettext("티켓 %d건을 종료했습니다.", "티켓 %d건을 종료했습니다.", n) % n,
+        )
 
 
 @admin.register(OperatorStatus)
@@ -566,16 +560,15 @@ class DataSubjectRequestAdmin(ReadOnlyAdmin):
 
     @admin.action(description="선택한 요청 처리(열람 자료 생성·삭제 실행)", permissions=["handle"])
     def run_selected(self, request, queryset):
-        done, errors = 0, []
-        for item in queryset:
-            try:
-                data_request_run(request=item, actor=request.user)
-                done += 1
-            except DomainError as exc:
-                errors.append(f"{item.number}: {exc.message}")
-        if done:
-            self.message_user(
-                request, ngettext("%d건을 처리했습니다.", "%d건을 처리했습니다.", done) % done, messages.SUCCESS
-            )
-        for error in errors:
-            self.message_user(request, error, messages.ERROR)
+        def run(item: DataSubjectRequest) -> bool:
+            data_request_run(request=item, actor=request.user)
+            return True
+
+        apply_each(
+            self,
+            request,
+            queryset,
+            run,
+            name=lambda item: item.number,
+            done=lambda n: ngettext("%d건을 처리했습니다.", "%d건을 처리했습니다.", n) % n,
+        )

@@ -21,7 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from common.actors import Actor
-from common.apis import CustomerThrottle, IsCustomer, IsStaff, TicketMessageThrottle
+from common.apis import CustomerThrottle, IsCustomer, IsStaff, TicketMessageThrottle, UsernameField
 from common.budget import model_budget_charge
 from common.business_hours import after_hours_notice, business_calendar
 from common.errors import InvalidState
@@ -324,12 +324,7 @@ class OpsTicketSerializer(serializers.ModelSerializer):
     status_display = serializers.CharField(source="get_status_display")
     tags = serializers.SerializerMethodField()
     priority_display = serializers.CharField(source="get_priority_display")
-    assignee = serializers.CharField(
-        source="assignee.get_username",
-        default=None,
-        allow_null=True,
-        help_text="담당 상담원의 로그인 이름 (없으면 null)",
-    )
+    assignee = UsernameField("assignee", help_text="담당 상담원의 로그인 이름 (없으면 null)")
     first_response_due_at = serializers.SerializerMethodField(help_text="첫 답변 기한 (영업시간 기준)")
     next_response_due_at = serializers.SerializerMethodField(
         help_text="고객 추가 문의에 대한 다음 답변 기한 (기다리는 추가 문의가 없으면 null)"
@@ -524,6 +519,16 @@ class OpsTicketDetailApi(_OpsTicketReadApi):
 
 
 MESSAGE_ID_MAX = 2**63 - 1  # a BigAutoField
+
+
+class LastSeenMessageIdField(StrictIntegerField):
+    """The newest message the operator had on screen while writing (optional): a customer message or another
+    operator's reply after it holds the send as 409 ticket_changed. Each endpoint says in help_text what is held."""
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, allow_null=True, default=None, min_value=0, max_value=MESSAGE_ID_MAX, **kwargs)
+
+
 TICKET_CHANGED_EXAMPLE = {
     "code": "ticket_changed",
     "detail": "김상담님이 14:02에 먼저 답변했습니다. 작성하신 내용은 아래에 그대로 있습니다. 새 내용을 확인한 뒤 "
@@ -586,12 +591,7 @@ class OpsTicketReplyApi(APIView):
             help_text="예외 발송 사유. 답변이 고객의 처리 기록에 없는 환불·취소를 약속할 때만 필요하며, "
             "사유와 보낸 사람이 티켓의 시스템 메모로 기록됩니다.",
         )
-        last_seen_message_id = StrictIntegerField(
-            required=False,
-            allow_null=True,
-            default=None,
-            min_value=0,
-            max_value=MESSAGE_ID_MAX,
+        last_seen_message_id = LastSeenMessageIdField(
             help_text="답변을 쓰는 동안 화면에 있던 가장 최근 메시지 번호. 그 뒤에 고객 메시지나 다른 상담원의 "
             "답변이 있으면 보내지 않고 409 ticket_changed로 그 메시지들과 작성한 내용을 돌려줍니다.",
         )

@@ -21,23 +21,7 @@
 
   var GREETING =
     "AI 상담원이 먼저 답변합니다. 사람 상담원이 필요하면 ‘상담원 연결’이라고 말씀해 주세요. 답변은 이 창과 ‘내 문의’에 표시됩니다.";
-  var API = {
-    session: "/api/auth/shop-session/",
-    chat: "/api/chat/",
-    conversation: function (id) {
-      return "/api/chat/" + encodeURIComponent(id) + "/";
-    },
-    tickets: "/api/tickets/",
-    ticket: function (id) {
-      return "/api/tickets/" + encodeURIComponent(id) + "/";
-    },
-    ticketMessages: function (id) {
-      return "/api/tickets/" + encodeURIComponent(id) + "/messages/";
-    },
-    rating: function (id) {
-      return "/api/tickets/" + encodeURIComponent(id) + "/rating/";
-    },
-  };
+  var API = Object.assign({ session: "/api/auth/shop-session/" }, D.CUSTOMER_API);
 
   // --- 저장: 이 창 출처의 저장소, 쇼핑몰·고객별 ---------------------------------------------------------
   // localStorage first. A browser that blocks a third-party frame's storage (Chromium headless, incognito,
@@ -135,7 +119,6 @@
     lastMessageId: null,
     view: "chat",
     ticketId: null,
-    threadSignature: null,
     open: false,
     conversationShown: false,
     unread: 0,
@@ -144,6 +127,8 @@
   function call(method, path, body, options) {
     return D.api(method, path, body, { token: state.token, timeoutMs: options && options.timeoutMs });
   }
+
+  var thread = D.ticketThread(ui.threadView, call, "thread-rating-form");
 
   // --- 바깥 페이지 ----------------------------------------------------------------------------
   function tellParent(message) {
@@ -189,7 +174,7 @@
     ui.tabInbox.setAttribute("aria-pressed", view === "chat" ? "false" : "true");
     if (view !== "thread") {
       state.ticketId = null;
-      state.threadSignature = null;
+      thread.forget();
     }
   }
 
@@ -375,36 +360,9 @@
     });
   }
 
-  function threadSignature(ticket) {
-    var messages = Array.isArray(ticket.messages) ? ticket.messages : [];
-    var last = messages[messages.length - 1] || {};
-    return [ticket.ticket_id, ticket.status, messages.length, last.created_at, JSON.stringify(ticket.rating), ticket.can_rate].join("|");
-  }
-
   function renderThread(ticket) {
-    var signature = threadSignature(ticket);
-    if (state.ticketId === ticket.ticket_id && state.threadSignature === signature) return;
+    thread.render(ticket);
     state.ticketId = ticket.ticket_id;
-    state.threadSignature = signature;
-    ui.threadTitle.textContent = "문의 " + D.formatNumber("T", ticket.ticket_id) + " · " + (ticket.subject || "");
-    D.clear(ui.threadSub);
-    ui.threadSub.appendChild(D.badge(ticket.status, ticket.status_display));
-    ui.threadSub.appendChild(document.createTextNode(" " + (ticket.category_display || "") + " · " + D.formatDateTime(ticket.created_at)));
-    D.renderThreadMessages(ui.threadLog, ticket);
-    D.fillRating(
-      ui.threadRating,
-      ticket,
-      function (score, comment) {
-        return call("POST", API.rating(ticket.ticket_id), { score: score, comment: comment }).then(function (data) {
-          state.threadSignature = null;
-          return data;
-        });
-      },
-      "thread-rating-form"
-    );
-    var closed = ticket.status === "CLOSED";
-    show(ui.threadForm, !closed);
-    show(ui.threadClosed, closed);
   }
 
   function openTicket(id) {

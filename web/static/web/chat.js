@@ -17,27 +17,16 @@
   var ApiError = D.ApiError;
   var listFrom = D.listFrom;
 
-  var API = {
-    token: "/api/auth/token/",
-    logout: "/api/auth/logout/",
-    orders: "/api/orders/",
-    requests: "/api/requests/",
-    chat: "/api/chat/",
-    conversation: function (id) {
-      return "/api/chat/" + encodeURIComponent(id) + "/";
+  var API = Object.assign(
+    {
+      token: "/api/auth/token/",
+      logout: "/api/auth/logout/",
+      orders: "/api/orders/",
+      requests: "/api/requests/",
+      notices: "/api/me/notices/",
     },
-    tickets: "/api/tickets/",
-    ticket: function (id) {
-      return "/api/tickets/" + encodeURIComponent(id) + "/";
-    },
-    ticketMessages: function (id) {
-      return "/api/tickets/" + encodeURIComponent(id) + "/messages/";
-    },
-    rating: function (id) {
-      return "/api/tickets/" + encodeURIComponent(id) + "/rating/";
-    },
-    notices: "/api/me/notices/",
-  };
+    D.CUSTOMER_API
+  );
 
   var KEYS = {
     token: "csdesk.token",
@@ -388,42 +377,17 @@
   }
 
   // --- 내 문의 스레드 -------------------------------------------------------------------------
-  function threadSignature(ticket) {
-    var messages = Array.isArray(ticket.messages) ? ticket.messages : [];
-    var last = messages[messages.length - 1] || {};
-    return [ticket.ticket_id, ticket.status, messages.length, last.created_at, JSON.stringify(ticket.rating), ticket.can_rate].join("|");
-  }
+  var thread; // drawn by desk.js once the page's elements are known (init)
 
   function renderThread(ticket) {
-    var signature = threadSignature(ticket);
-    if (state.ticketId === ticket.ticket_id && state.threadSignature === signature) return;
+    thread.render(ticket);
     state.ticketId = ticket.ticket_id;
-    state.threadSignature = signature;
-    ui.ticketTitle.textContent = "문의 " + formatNumber("T", ticket.ticket_id) + " · " + (ticket.subject || "");
-    clear(ui.ticketSub);
-    ui.ticketSub.appendChild(badge(ticket.status, ticket.status_display));
-    ui.ticketSub.appendChild(document.createTextNode(" " + (ticket.category_display || "") + " · " + formatDateTime(ticket.created_at)));
-    D.renderThreadMessages(ui.ticketMessages, ticket);
-    D.fillRating(
-      ui.ticketRating,
-      ticket,
-      function (score, comment) {
-        return api("POST", API.rating(ticket.ticket_id), { score: score, comment: comment }).then(function (data) {
-          state.threadSignature = null;
-          return data;
-        });
-      },
-      "ticket-rating-form"
-    );
-    var closed = ticket.status === "CLOSED";
-    show(ui.ticketForm, !closed);
-    show(ui.ticketClosedNote, closed);
   }
 
   function openTicket(id) {
     showError(ui.ticketError, "");
     if (state.ticketId !== id) {
-      state.threadSignature = null;
+      thread.forget();
       ui.ticketTitle.textContent = "문의 " + formatNumber("T", id);
       clear(ui.ticketMessages);
       clear(ui.ticketRating);
@@ -446,7 +410,7 @@
 
   function closeTicket() {
     state.ticketId = null;
-    state.threadSignature = null;
+    thread.forget();
     show(ui.ticketView, false);
     ui.ticketInput.value = "";
   }
@@ -837,6 +801,7 @@
   // --- 시작 ---------------------------------------------------------------------------------
   function init() {
     cacheElements();
+    thread = D.ticketThread(ui.ticketView, api, "ticket-rating-form");
     var linked = new URLSearchParams(window.location.search).get("ticket");
     if (linked && /^T?\d{1,12}$/.test(linked)) state.linkedTicket = linked;
     if (linked) window.history.replaceState(null, "", window.location.pathname);

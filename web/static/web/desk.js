@@ -640,7 +640,84 @@
     return box;
   }
 
+  /*
+   * One ticket thread as the customer sees it (the chat page's dialog, the widget's thread view): title, status
+   * line, messages, the rating slot, and the reply form or the closed note, each marked in the page's markup
+   * with data-thread="title|sub|messages|rating|form|closed" inside container. request is the page's
+   * signed-in api(method, path, body), used to send a rating. render(ticket) redraws only when the ticket
+   * changed since it last drew it, so polling does not reset a half-typed rating comment or the reader's
+   * scroll; forget() makes the next render draw again.
+   */
+  function ticketThread(container, request, idPrefix) {
+    function part(name) {
+      return container.querySelector('[data-thread="' + name + '"]');
+    }
+    var parts = {
+      title: part("title"),
+      sub: part("sub"),
+      messages: part("messages"),
+      rating: part("rating"),
+      form: part("form"),
+      closed: part("closed"),
+    };
+    var drawn = null;
+    function signature(ticket) {
+      var messages = Array.isArray(ticket.messages) ? ticket.messages : [];
+      var last = messages[messages.length - 1] || {};
+      return [ticket.ticket_id, ticket.status, messages.length, last.created_at, JSON.stringify(ticket.rating), ticket.can_rate].join("|");
+    }
+    function render(ticket) {
+      var current = signature(ticket);
+      if (drawn === current) return;
+      drawn = current;
+      parts.title.textContent = "문의 " + formatNumber("T", ticket.ticket_id) + " · " + (ticket.subject || "");
+      clear(parts.sub);
+      parts.sub.appendChild(badge(ticket.status, ticket.status_display));
+      parts.sub.appendChild(document.createTextNode(" " + (ticket.category_display || "") + " · " + formatDateTime(ticket.created_at)));
+      renderThreadMessages(parts.messages, ticket);
+      fillRating(
+        parts.rating,
+        ticket,
+        function (score, comment) {
+          return request("POST", CUSTOMER_API.rating(ticket.ticket_id), { score: score, comment: comment }).then(function (data) {
+            drawn = null;
+            return data;
+          });
+        },
+        idPrefix
+      );
+      var closed = ticket.status === "CLOSED";
+      show(parts.form, !closed);
+      show(parts.closed, closed);
+    }
+    return {
+      render: render,
+      forget: function () {
+        drawn = null;
+      },
+    };
+  }
+
+  // The customer API the chat page and the widget both call; each adds its own sign-in (and the page its extras).
+  var CUSTOMER_API = {
+    chat: "/api/chat/",
+    conversation: function (id) {
+      return "/api/chat/" + encodeURIComponent(id) + "/";
+    },
+    tickets: "/api/tickets/",
+    ticket: function (id) {
+      return "/api/tickets/" + encodeURIComponent(id) + "/";
+    },
+    ticketMessages: function (id) {
+      return "/api/tickets/" + encodeURIComponent(id) + "/messages/";
+    },
+    rating: function (id) {
+      return "/api/tickets/" + encodeURIComponent(id) + "/rating/";
+    },
+  };
+
   window.CSDesk = {
+    CUSTOMER_API: CUSTOMER_API,
     STATUS_TONES: STATUS_TONES,
     MSG: MSG,
     ANSWER_WHERE: ANSWER_WHERE,
@@ -667,5 +744,6 @@
     renderThreadMessages: renderThreadMessages,
     renderRating: renderRating,
     fillRating: fillRating,
+    ticketThread: ticketThread,
   };
 })();
