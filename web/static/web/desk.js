@@ -741,9 +741,6 @@
     renderTyping: renderTyping,
     renderChips: renderChips,
     renderTicketItem: renderTicketItem,
-    renderThreadMessages: renderThreadMessages,
-    renderRating: renderRating,
-    fillRating: fillRating,
     ticketThread: ticketThread,
   };
 })();
