@@ -9,7 +9,9 @@ disagree with a line rather than with a verdict:
   alike because every such table has the same shape, `CODE = "CODE", "라벨"`); and constants (UPPER_CASE
   names) whose value is built from literals and other constants alone (a label dict, a word list, a pattern:
   `LABELS = {"code": "라벨", ...}`, `NOUNS = _words("결제 카드")`, `PATTERN = re.compile(_EDGE + r"...")`),
-  where rows of one shape are the point; and a test's `parametrize` table written out the same way.
+  where rows of one shape are the point; class attributes written out as plain literals (an admin's `fields`
+  and `list_display`, a Meta's `ordering`): declarative settings, one name per row; and a test's
+  `parametrize` table written out as literals.
 
 Those lines are blanked in the copy the tool reads (the lines stay, empty, so the numbers it prints are the
 repository's). Every pair it still finds is printed; the command exits 1 when anything is printed, 2 when
@@ -71,6 +73,11 @@ def is_literal(node: ast.expr) -> bool:
     return False
 
 
+def is_plain_literal(node: ast.expr) -> bool:
+    """Literal rows with no call in them: `fields = ("order", "status")`, `ordering = ["-id"]`."""
+    return is_literal(node) and not any(isinstance(part, ast.Call) for part in ast.walk(node))
+
+
 def without_data(text: str) -> str:
     """The source with every `*Choices` class, literal-valued constant and literal parametrize table blanked,
     line numbers kept."""
@@ -87,6 +94,14 @@ def without_data(text: str) -> str:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if all(isinstance(t, ast.Name) and is_constant_name(t.id) for t in targets):
                 spans.append(node)
+        if isinstance(node, ast.ClassDef):
+            spans.extend(
+                item
+                for item in node.body
+                if isinstance(item, ast.Assign | ast.AnnAssign)
+                and item.value is not None
+                and is_plain_literal(item.value)
+            )
         elif isinstance(node, ast.FunctionDef):
             spans.extend(
                 decorator
