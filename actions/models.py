@@ -1,11 +1,10 @@
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
 from common.actors import Actor
-from common.audit import AuditEvent
+from common.audit import AuditEvent, decider_key, subject_key
 from common.numbering import format_number
 
 
@@ -58,14 +57,7 @@ class ActionRecord(models.Model):
         related_name="+",
         verbose_name="교환 예약 옵션",
     )
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="+",
-        verbose_name="결정자",
-    )
+    decided_by = decider_key("결정자")
     decided_at = models.DateTimeField("결정일시", null=True, blank=True)
     decision_note = models.CharField("결정 메모", max_length=500, blank=True, default="")
     # The shop's "today" when the customer asked (CS_TODAY in demos): windows are counted to this day.
@@ -129,7 +121,8 @@ class ActionEvent(AuditEvent):
     """Audit trail: one row per change of a record's status, written in the same transaction as the change.
     The statuses are columns (the desk filters on them); the payload stays empty."""
 
-    record = models.ForeignKey(ActionRecord, on_delete=models.CASCADE, related_name="events", verbose_name="처리 기록")
+    subject_field = "record"
+    record = subject_key(ActionRecord, "처리 기록")
     from_status = models.CharField(
         "이전 상태", max_length=10, blank=True, default="", choices=ActionRecord.Status.choices
     )

@@ -1,11 +1,10 @@
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
 from common.actors import Actor
-from common.audit import AuditEvent
+from common.audit import AuditEvent, decider_key, event_type, subject_key
 
 
 class StageState(models.TextChoices):
@@ -13,18 +12,6 @@ class StageState(models.TextChoices):
     DONE = "DONE", "완료"
     FAILED = "FAILED", "실패"
     SKIPPED = "SKIPPED", "해당 없음"
-
-
-def _person(verbose_name: str) -> models.ForeignKey:
-    """Who made a decision on a draft: a staff user, kept while their decisions are."""
-    return models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="+",
-        verbose_name=verbose_name,
-    )
 
 
 class Draft(models.Model):
@@ -105,11 +92,11 @@ class Draft(models.Model):
     applied = models.CharField("적용 방식", max_length=10, choices=Applied.choices, blank=True, default="")
     edit_ratio = models.FloatField("편집 비율", null=True, blank=True)
     final_body = models.TextField("발송한 답변", blank=True, default="")
-    decided_by = _person("결정자")
+    decided_by = decider_key("결정자")
     decided_at = models.DateTimeField("결정 시각", null=True, blank=True)
     # Sent although held (a money claim, or QA/confidence unfinished or failed): who, when, why, and which holds.
     override_reason = models.CharField("예외 발송 사유", max_length=500, blank=True, default="")
-    override_by = _person("예외 발송자")
+    override_by = decider_key("예외 발송자")
     override_at = models.DateTimeField("예외 발송 시각", null=True, blank=True)
     override_holds = models.JSONField("무시한 보류 사유", default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -192,16 +179,15 @@ class DraftEvent(AuditEvent):
         REJECTED = "REJECTED", "반려"
         OVERRIDDEN = "OVERRIDDEN", "보류 무시 발송"
 
-    draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="events", verbose_name="초안")
-    type = models.CharField("구분", max_length=12, choices=Type.choices)
+    subject_field = "draft"
+    subject_prefix = "D"
+    draft = subject_key(Draft, "초안")
+    type = event_type(Type, max_length=12)
 
     class Meta(AuditEvent.Meta):
         verbose_name = "초안 이력"
         verbose_name_plural = "초안 이력"
         indexes = [models.Index(fields=["draft", "id"], name="draftevent_draft")]
-
-    def __str__(self) -> str:
-        return f"D{self.draft_id} {self.get_type_display()}"
 
     # One builder per kind of row: the payload's keys are written down here, once. Each returns the unsaved row.
     @classmethod

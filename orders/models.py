@@ -5,7 +5,7 @@ from django.db import models
 from django.db.models import Q
 
 from common.actors import Actor
-from common.audit import AuditEvent
+from common.audit import AuditEvent, event_type, subject_key
 
 # The canonical public forms, ASCII only (URL converters and lookups check them before any query).
 ORDER_ID_PATTERN = r"HR[0-9]{11,18}"
@@ -125,16 +125,14 @@ class OrderEvent(AuditEvent):
         STOCK_RELEASED = "STOCK_RELEASED", "재고 복원"
         SYNCED = "SYNCED", "쇼핑몰 반영"
 
-    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="events", verbose_name="주문")
-    type = models.CharField("구분", max_length=16, choices=Type.choices)
+    subject_field = "order"
+    order = subject_key(Order, "주문")
+    type = event_type(Type, max_length=16)
 
     class Meta(AuditEvent.Meta):
         verbose_name = "주문 이력"
         verbose_name_plural = "주문 이력"
         indexes = [models.Index(fields=["order", "id"], name="orderevent_order")]
-
-    def __str__(self) -> str:
-        return f"{self.order_id} {self.get_type_display()}"
 
     # One builder per kind of row: the payload's keys are written down here, once. Each returns the unsaved row.
     @classmethod

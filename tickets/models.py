@@ -5,7 +5,7 @@ from django.db import models
 from django.db.models import Q
 
 from common.actors import Actor
-from common.audit import AuditEvent
+from common.audit import AuditEvent, actor_key, event_type, subject_key
 from common.clock import now
 from common.numbering import format_number
 
@@ -184,16 +184,14 @@ class TicketEvent(AuditEvent):
         AUTO_CLOSED = "AUTO_CLOSED", "자동 종료"
         RATED = "RATED", "고객 평가"
 
-    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="events", verbose_name="티켓")
-    type = models.CharField("구분", max_length=16, choices=Type.choices)
+    subject_field = "ticket"
+    ticket = subject_key(Ticket, "티켓")
+    type = event_type(Type, max_length=16)
 
     class Meta(AuditEvent.Meta):
         verbose_name = "티켓 이력"
         verbose_name_plural = "티켓 이력"
         indexes = [models.Index(fields=["ticket", "id"], name="ticketevent_ticket")]
-
-    def __str__(self) -> str:
-        return f"{self.ticket_id} {self.get_type_display()}"
 
     # One builder per kind of row: the payload's keys are written down here, once. Each returns the unsaved row.
     @classmethod
@@ -371,14 +369,7 @@ class DataSubjectRequest(models.Model):
     source = models.CharField("접수 경로", max_length=16, choices=Ticket.Source.choices, default=Ticket.Source.API)
     chat_conversation_id = models.UUIDField("채팅 대화", null=True, blank=True, editable=False)
     identity_verified = models.BooleanField("본인 확인", default=False)
-    verified_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        verbose_name="본인 확인자",
-    )
+    verified_by = actor_key("본인 확인자")
     due_at = models.DateTimeField("처리 기한", editable=False)
     done_at = models.DateTimeField("처리일시", null=True, blank=True, editable=False)
     # What the run produced: the export, or the erasure's account of what went and which rule kept what.
