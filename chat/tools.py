@@ -7,14 +7,15 @@ A tool is one function, its arguments' schema and one registration:
     class OrderArgs(_Args):
         order_id: str = Field(description="주문번호", min_length=1, max_length=32)
 
-    @agent_tool("get_order", "고객 본인의 주문 하나를 조회한다.", OrderArgs, label="주문 상세 조회")
+    @agent_tool("고객 본인의 주문 하나를 조회한다.", label="주문 상세 조회")
     def get_order(ctx: ToolContext, args: OrderArgs) -> dict:
         order = customer_order_get(customer=ctx.customer, order_id=args.order_id)
         return {"ok": True, **order_brief(order, today())}
 
-`label` is the tool's Korean name, the one people read: operators (the tool-call admin, the metrics dashboard)
-and customers (the result cards of the chat page and the widget, through `ToolResult.tool_label`). The English
-`name` is what the model calls and what `ToolCall.tool` stores. `ToolRegistry.call` validates the
+The function's name is the tool's English name, what the model calls and what `ToolCall.tool` stores; its `args`
+annotation is the schema. `label` is the tool's Korean name, the one people read: operators (the tool-call admin,
+the metrics dashboard) and customers (the result cards of the chat page and the widget, through
+`ToolResult.tool_label`). `ToolRegistry.call` validates the
 arguments against the schema and turns domain errors into results the model can read (docs/ARCHITECTURE.md,
 "Adding an agent tool")."""
 
@@ -26,7 +27,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from functools import cache
-from typing import Annotated, Any
+from typing import Annotated, Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -200,15 +201,20 @@ class Tool:
 TOOLS: dict[str, Tool] = {}
 
 
-def agent_tool(name: str, description: str, args: type[_Args] = NoArgs, *, label: str) -> Callable[[Handler], Handler]:
-    """Register `fn(ctx, args) -> dict` as the agent's tool `name` with the arguments' schema `args` and the
-    Korean `label` operators read in its place."""
+def agent_tool(description: str, *, label: str) -> Callable[[Handler], Handler]:
+    """Register `fn(ctx, args: Args) -> dict` as the agent's tool: the model calls it by the function's name, with
+    the arguments' schema its `args` annotation names (NoArgs when it names none), and reads `description`.
+    `label` is the Korean name operators and customers read in its place."""
 
     def register(fn: Handler) -> Handler:
+        name = fn.__name__
         if name in TOOLS:
             raise ValueError(f"agent tool {name!r} is registered twice")
         if not label.strip():
             raise ValueError(f"agent tool {name!r} needs a Korean label")
+        args = get_type_hints(fn).get("args", NoArgs)
+        if not (isinstance(args, type) and issubclass(args, _Args)):
+            raise TypeError(f"agent tool {name!r}: `args` must be annotated with an _Args schema, not {args!r}")
         TOOLS[name] = Tool(name, description, args, fn, label)
         return fn
 
@@ -447,10 +453,8 @@ class ToolRegistry:
 
 # --- the tools -----------------------------------------------------------------------------------
 @agent_tool(
-    "get_my_orders",
     "고객 본인의 주문 목록(주문번호, 상품, 옵션, 상태, 배송완료일, 배송지)을 조회한다. "
     "어떤 주문을 말하는지 모를 때, 상태를 확인할 때 먼저 사용한다.",
-    NoArgs,
     label="주문 조회",
 )
 def get_my_orders(ctx: ToolContext, args: NoArgs) -> dict:
@@ -465,9 +469,7 @@ def get_my_orders(ctx: ToolContext, args: NoArgs) -> dict:
 
 
 @agent_tool(
-    "change_shipping_address",
     "[직접 처리] 출고 전(결제완료·배송준비) 주문의 배송지를 바꾼다. 가능 여부는 도구가 판정한다.",
-    ChangeAddressArgs,
     label="배송지 변경",
 )
 def change_shipping_address(ctx: ToolContext, args: ChangeAddressArgs) -> dict:
@@ -502,10 +504,8 @@ def _order_request(ctx: ToolContext, args: ExchangeArgs | RefundArgs) -> dict[st
 
 
 @agent_tool(
-    "request_exchange",
     "[직접 처리] 배송 완료된 주문을 같은 상품의 다른 옵션으로 교환 접수한다. "
     "기간(배송 완료 후 단순변심·상품하자·오배송별로 쇼핑몰이 정한 일수)과 재고는 도구가 판정한다.",
-    ExchangeArgs,
     label="교환 접수",
 )
 def request_exchange(ctx: ToolContext, args: ExchangeArgs) -> dict:
@@ -514,10 +514,8 @@ def request_exchange(ctx: ToolContext, args: ExchangeArgs) -> dict:
 
 
 @agent_tool(
-    "request_refund",
     "[승인 요청까지만] 환불 또는 주문 취소를 '승인대기'로 등록한다. 환불을 실행하지 않는다. "
     "출고 전이면 주문취소요청, 배송완료면 환불요청이 된다. 사유가 불명확하면 확인필요로 보낸다.",
-    RefundArgs,
     label="환불 요청",
 )
 def request_refund(ctx: ToolContext, args: RefundArgs) -> dict:
@@ -534,10 +532,8 @@ def request_refund(ctx: ToolContext, args: RefundArgs) -> dict:
 
 
 @agent_tool(
-    "create_ticket",
     "[상담원에게] 도구로 처리할 수 없는 요청(계정·결제 오류, 보상 요구, 상담원 연결 요청 등)을 "
     "상담원 티켓으로 접수한다.",
-    TicketArgs,
     label="상담 요청 접수",
 )
 def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
@@ -593,11 +589,9 @@ def create_ticket(ctx: ToolContext, args: TicketArgs) -> dict:
 
 
 @agent_tool(
-    "get_my_requests",
     "고객 본인의 처리 기록(처리번호, 종류, 상태, 다음 단계)과 문의 티켓(상태)을 조회한다. "
     "'답변 왔나요', '환불 언제 들어와요', '교환 어떻게 됐어요' 같은 진행 상황 질문에는 이 도구로 찾아 "
     "번호·상태·다음 단계와 답변이 표시되는 곳(이 채팅과 '내 문의')을 답하고, 티켓을 새로 만들지 않는다.",
-    NoArgs,
     label="처리 내역 조회",
 )
 def get_my_requests(ctx: ToolContext, args: NoArgs) -> dict:
@@ -632,10 +626,8 @@ def get_my_requests(ctx: ToolContext, args: NoArgs) -> dict:
 
 
 @agent_tool(
-    "request_my_data",
     "[개인정보 요청] 고객이 자기 개인정보의 열람(내 정보 보기·내려받기), 정정, 삭제(탈퇴·지워 달라), 처리정지를 "
     "요청하면 접수한다. 본인 확인 후 담당자가 처리하며, 결과에 처리 기한이 있다. 기한은 결과 그대로 전한다.",
-    DataRequestArgs,
     label="개인정보 요청 접수",
 )
 def request_my_data(ctx: ToolContext, args: DataRequestArgs) -> dict:
@@ -665,10 +657,8 @@ def request_my_data(ctx: ToolContext, args: DataRequestArgs) -> dict:
 
 
 @agent_tool(
-    "request_human_review",
     "[사람 검토] 에이전트가 자동으로 처리한 배송지 변경·교환 접수를 고객이 '사람이 다시 검토해 달라'고 하면, "
     "그 처리 기록에 연결된 재검토 티켓을 연다. 처리번호를 모르면 비워 두면 가장 최근의 자동 처리가 대상이다.",
-    ReviewArgs,
     label="자동 처리 재검토 요청",
 )
 def request_human_review(ctx: ToolContext, args: ReviewArgs) -> dict:

@@ -39,9 +39,7 @@ def get_order_status(ctx: ToolContext, args: OrderStatusArgs) -> dict:
 
 @pytest.fixture
 def order_status_tool():
-    agent_tool(
-        "get_order_status", "고객 본인의 주문 하나의 현재 상태를 조회한다.", OrderStatusArgs, label="주문 상태 조회"
-    )(get_order_status)
+    agent_tool("고객 본인의 주문 하나의 현재 상태를 조회한다.", label="주문 상태 조회")(get_order_status)
     yield
     agent_tool_unregister("get_order_status")
 
@@ -68,7 +66,7 @@ def test_every_tool_has_the_korean_label_operators_read(db):
 
 def test_a_tool_without_a_label_is_not_registered(db):
     with pytest.raises(ValueError, match="Korean label"):
-        agent_tool("get_order_status", "설명", OrderStatusArgs, label=" ")(get_order_status)
+        agent_tool("설명", label=" ")(get_order_status)
     assert "get_order_status" not in TOOLS
 
 
@@ -118,9 +116,28 @@ def test_a_registered_tool_runs_in_a_chat_turn_for_the_bound_customer_only(c003_
     assert "invalid_arguments" in tool_messages[2]["content"]
 
 
+def test_a_tool_is_named_by_its_function_and_its_schema_is_its_args_annotation(order_status_tool):
+    tool = TOOLS["get_order_status"]
+    assert (tool.name, tool.args_model, tool.handler, tool.label) == (
+        "get_order_status",
+        OrderStatusArgs,
+        get_order_status,
+        "주문 상태 조회",
+    )
+
+
+def test_a_tool_whose_args_are_not_a_schema_is_not_registered(db):
+    def get_order_note(ctx: ToolContext, args: dict) -> dict:
+        return {"ok": True}
+
+    with pytest.raises(TypeError, match="_Args schema"):
+        agent_tool("설명", label="주문 메모")(get_order_note)
+    assert "get_order_note" not in TOOLS
+
+
 def test_a_name_is_registered_once(order_status_tool):
     with pytest.raises(ValueError, match="registered twice"):
-        agent_tool("get_order_status", "다른 설명", OrderStatusArgs, label="다른 이름")(get_order_status)
+        agent_tool("다른 설명", label="다른 이름")(get_order_status)
 
 
 # --- what the customer is shown of a call: one typed result ---------------------------------------------------

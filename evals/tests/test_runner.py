@@ -100,7 +100,7 @@ def test_the_failure_path_ticket_never_passes_a_handoff_task(shop, scripted_mode
 def crashing_tool():
     from chat.tools import agent_tool, agent_tool_unregister
 
-    @agent_tool("look_harder", "주문을 더 자세히 조회한다.", label="자세한 조회")
+    @agent_tool("주문을 더 자세히 조회한다.", label="자세한 조회")
     def look_harder(ctx, args) -> dict:
         raise RuntimeError("a lock conflict, say")
 

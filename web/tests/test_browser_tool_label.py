@@ -37,7 +37,7 @@ def request_gift_wrap(ctx: ToolContext, args: NoArgs) -> dict:
 @pytest.fixture
 def gift_wrap_tool():
     description = "주문을 선물 포장으로 바꿔 달라는 요청을 상담원에게 넘긴다."
-    agent_tool(TOOL, description, NoArgs, label=LABEL)(request_gift_wrap)
+    agent_tool(description, label=LABEL)(request_gift_wrap)
     yield
     agent_tool_unregister(TOOL)
 
