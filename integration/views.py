@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET
 from accounts.services import token_ttl
 from integration.models import Integration
 from integration.policy import frame_ancestors
+from tickets.services import BODY_MAX
 
 WIDGET_JS = r"""(function () {
   // The launcher on the shop's page. The chat runs in a frame on the desk's origin, loaded with the page (hidden)
@@ -137,7 +138,7 @@ def widget_frame(request, name: str):
     if integration is None:
         raise Http404
     # The frame keeps the customer's token no longer than the token lives.
-    context = {"integration": integration, "token_ttl_s": int(token_ttl().total_seconds())}
+    context = {"integration": integration, "token_ttl_s": int(token_ttl().total_seconds()), "body_max": BODY_MAX}
     response = render(request, "integration/widget_frame.html", context)
     response["Content-Security-Policy"] = f"frame-ancestors {frame_ancestors(integration.allowed_origins)}"
     response["Cache-Control"] = "no-store"

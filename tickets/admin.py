@@ -48,6 +48,7 @@ from tickets.selectors import SlaView, operator_get, sla_snapshot, ticket_sla
 from tickets.services import (
     ASSIGN_PERMISSION,
     AUTO_ASSIGN_ROUND_ROBIN,
+    BODY_MAX,
     CONVERSATION_AUTHORS,
     REPLY_PERMISSION,
     data_request_run,
@@ -361,6 +362,7 @@ class TicketAdmin(AccessLoggedAdmin, LiveChangeListMixin, admin.ModelAdmin):
             and ticket.status != Ticket.Status.CLOSED
             and not any(shown.section.takes_reply(shown.context) for shown in answer),
             "reply_initial": held_reply_take(request, ticket.pk),
+            "body_max": BODY_MAX,
             # The newest customer message or answer on this screen: a reply sent from it is refused if the
             # conversation moved on meanwhile (409 ticket_changed), with the text kept.
             "last_seen_message_id": ticket.messages.filter(author_type__in=CONVERSATION_AUTHORS)

@@ -6,10 +6,15 @@ from django.views.generic import TemplateView
 
 from actions.policy import automated_criteria
 from actions.selectors import return_windows
+from tickets.services import BODY_MAX
 
 
 class ChatPageView(TemplateView):
     template_name = "web/chat.html"
+
+    def get_context_data(self, **kwargs):
+        # The text boxes take what the API accepts: one limit for what a person writes.
+        return {**super().get_context_data(**kwargs), "body_max": BODY_MAX}
 
 
 chat_page = ChatPageView.as_view()

@@ -153,7 +153,7 @@ def test_the_widget_on_another_origin_gets_the_operators_answer_and_keeps_the_co
             expect(widget.locator(f"#inbox-list [data-ticket-id='{number}']")).to_contain_text("답변완료")
             found = {"widget inbox": _axe(_widget_frame(page), f"widget-inbox-{viewport}")}
             widget.locator(f"#inbox-list [data-ticket-id='{number}'] .item__open").click()
-            expect(widget.locator("#thread-log")).to_contain_text(REPLY)
+            expect(widget.locator("#thread-messages")).to_contain_text(REPLY)
             expect(widget.locator("#thread-input")).to_be_visible()
             expect(widget.locator("#thread-rating fieldset")).to_be_visible()
             _no_sideways(_widget_frame(page), "widget frame (thread)")

@@ -98,7 +98,7 @@
     "thread-back",
     "thread-title",
     "thread-sub",
-    "thread-log",
+    "thread-messages",
     "thread-rating",
     "thread-error",
     "thread-closed",
@@ -372,9 +372,9 @@
       switchView("thread");
       state.ticketId = id;
       ui.threadTitle.textContent = "문의 " + D.formatNumber("T", id);
-      D.clear(ui.threadLog);
+      D.clear(ui.threadMessages);
       D.clear(ui.threadRating);
-      ui.threadLog.appendChild(el("p", "chat__loading", "불러오는 중…"));
+      ui.threadMessages.appendChild(el("p", "chat__loading", "불러오는 중…"));
     }
     return call("GET", API.ticket(id))
       .then(function (data) {

@@ -38,7 +38,8 @@
     },
   };
 
-  var MAX_MESSAGE = 4000;
+  // The page's message box carries the API's limit (the template fills it from tickets.services.BODY_MAX).
+  var MAX_MESSAGE = document.getElementById("message-input").maxLength;
   var CHAT_TIMEOUT_MS = 120000;
 
   var MSG = {
@@ -150,7 +151,7 @@
       "ticket-close",
       "ticket-messages",
       "ticket-error",
-      "ticket-closed-note",
+      "ticket-closed",
       "ticket-form",
       "ticket-input",
       "ticket-send",
