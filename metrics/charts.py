@@ -8,8 +8,8 @@ Bars are `<rect class="bar" data-series=… data-label=… data-value=…>` and 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
@@ -301,157 +301,236 @@ def _percent(share: float | None) -> float | None:
     return None if share is None else round(share * 100, 1)
 
 
+Row = dict[str, Any]
+
+
+def _days(metrics: dict[str, Any]) -> list[tuple[str, Row]]:
+    """One column (or point) per day of the range, labelled MM-DD."""
+    return [(day["date"][5:], day) for day in metrics["days"]]
+
+
+def _labelled(rows: Iterable[Row]) -> list[tuple[str, Row]]:
+    return [(row["label"], row) for row in rows]
+
+
+def _decided_categories(metrics: dict[str, Any]) -> list[tuple[str, Row]]:
+    """The categories with at least one decision: a rejection rate over no decisions is not 0%."""
+    return _labelled(row for row in metrics["overall"]["decisions"]["by_category"] if row["decided"])
+
+
+def _approval_kinds(metrics: dict[str, Any]) -> list[tuple[str, Row]]:
+    return _labelled(metrics["overall"]["approvals"]["by_kind"])
+
+
+def _tools(metrics: dict[str, Any]) -> list[tuple[str, Row]]:
+    return _labelled(metrics["overall"]["chat"]["by_tool"])
+
+
+def _top_refusal_reasons(metrics: dict[str, Any]) -> list[tuple[str, Row]]:
+    """The ten most frequent refusals, each labelled by its tool and its error (or, without one, its reason)."""
+    return [
+        (f"{row['label']} · {row['error_label'] or row['reason']}", row)
+        for row in metrics["overall"]["chat"]["refusal_reasons"][:10]
+    ]
+
+
+@dataclass(frozen=True)
+class DashboardSeries:
+    """One series of a dashboard chart: its legend name, the key path to its value in each day's report (or in
+    each row, for a chart of rows), its colour (None: the palette's), and how a stored value is drawn."""
+
+    name: str
+    path: tuple[str, ...]
+    color: str | None = None
+    scale: Callable[[Any], float | None] | None = None
+
+    def read(self, item: Row) -> Any:
+        value: Any = item
+        for key in self.path:
+            value = value[key]
+        return value if self.scale is None else self.scale(value)
+
+
+@dataclass(frozen=True)
+class DashboardChart:
+    """One chart of the dashboard: where it sits (`key`, the figure's caption, and what the one line that
+    replaces it says is missing when the range has no data for it) and what it draws: `rows` are its labelled
+    x positions (the days, or the rows of a table in the report), `series` what is read from each, and
+    `options` the drawing function's own arguments."""
+
+    key: str
+    caption: str
+    missing: str
+    draw: Callable[..., str]
+    title: str
+    unit: str
+    series: tuple[DashboardSeries, ...]
+    rows: Callable[[dict[str, Any]], list[tuple[str, Row]]] = _days
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def svg(self, metrics: dict[str, Any]) -> str:
+        rows = self.rows(metrics)
+        return self.draw(
+            title=self.title,
+            labels=[label for label, _ in rows],
+            series=[Series(s.name, [s.read(row) for _, row in rows], s.color) for s in self.series],
+            unit=self.unit,
+            **self.options,
+        )
+
+
+# The dashboard's charts in the order the page shows them, each declared once: its place and its drawing.
+DASHBOARD_CHARTS = (
+    DashboardChart(
+        key="latency",
+        caption="초안 지연",
+        missing="초안 지연",
+        draw=line_chart,
+        title="초안 지연(초): 입력 → 첫 초안 / 신뢰도 완료",
+        unit="초",
+        series=(
+            DashboardSeries("첫 초안 중앙값", ("drafts", "latency_seconds", "to_draft", "median")),
+            DashboardSeries("첫 초안 p90", ("drafts", "latency_seconds", "to_draft", "p90")),
+            DashboardSeries("신뢰도 완료 중앙값", ("drafts", "latency_seconds", "to_confidence", "median")),
+            DashboardSeries("신뢰도 완료 p90", ("drafts", "latency_seconds", "to_confidence", "p90")),
+        ),
+    ),
+    DashboardChart(
+        key="decisions",
+        caption="운영자 결정",
+        missing="운영자 결정",
+        draw=column_chart,
+        title="일별 초안 결정: 그대로 / 수정 후 발송 / 반려",
+        unit="건",
+        series=(
+            DashboardSeries("그대로 발송", ("decisions", "unchanged"), "#059669"),
+            DashboardSeries("수정 후 발송", ("decisions", "edited"), "#2563eb"),
+            DashboardSeries("반려", ("decisions", "rejected"), "#dc2626"),
+        ),
+    ),
+    DashboardChart(
+        key="rejection_by_category",
+        caption="분류별 반려율",
+        missing="분류별 반려율",
+        draw=hbar_chart,
+        title="분류별 초안 반려율(%)",
+        unit="%",
+        series=(DashboardSeries("반려율", ("rejection_rate",), "#dc2626", scale=_percent),),
+        rows=_decided_categories,
+        options={"max_value": 100},
+    ),
+    DashboardChart(
+        key="failures",
+        caption="생성 실패 · 재시도 · 데드레터",
+        missing="생성 실패·재시도·데드레터",
+        draw=column_chart,
+        title="일별 생성 실패 · 재시도 · 데드레터",
+        unit="건",
+        series=(
+            DashboardSeries("생성 실패", ("drafts", "failed"), "#dc2626"),
+            DashboardSeries("재시도", ("drafts", "retries"), "#f59e0b"),
+            DashboardSeries("데드레터", ("dead_letters", "total"), "#7c3aed"),
+        ),
+        options={"stacked": False},
+    ),
+    DashboardChart(
+        key="approvals_by_kind",
+        caption="환불·취소 승인",
+        missing="환불·취소 결정",
+        draw=hbar_chart,
+        title="환불·취소 결정: 승인 / 반려",
+        unit="건",
+        series=(
+            DashboardSeries("승인", ("approved",), "#059669"),
+            DashboardSeries("반려", ("rejected",), "#dc2626"),
+        ),
+        rows=_approval_kinds,
+    ),
+    DashboardChart(
+        key="tool_calls",
+        caption="에이전트 도구 호출",
+        missing="도구 호출",
+        draw=hbar_chart,
+        title="에이전트 도구 호출: 성공 / 사유 확인 질문 / 거절",
+        unit="건",
+        series=(
+            DashboardSeries("성공", ("ok",), "#2563eb"),
+            # The reason question refuses nothing: its own series, not part of 거절 (that would inflate refusals).
+            DashboardSeries("사유 확인 질문", ("clarified",), "#64748b"),
+            DashboardSeries("거절", ("refused",), "#f59e0b"),
+        ),
+        rows=_tools,
+    ),
+    DashboardChart(
+        key="refusal_reasons",
+        caption="거절 사유",
+        missing="거절 사유",
+        draw=hbar_chart,
+        title="거절 사유 상위 10",
+        unit="건",
+        series=(DashboardSeries("건수", ("count",), "#f59e0b"),),
+        rows=_top_refusal_reasons,
+        options={"label_width": 260},
+    ),
+    DashboardChart(
+        key="chat_daily",
+        caption="채팅 응답 · 상담 이관",
+        missing="채팅 응답·상담 이관",
+        draw=column_chart,
+        title="일별 채팅 응답 · 상담 이관",
+        unit="건",
+        series=(
+            DashboardSeries("응답", ("chat", "turns"), "#64748b"),
+            DashboardSeries("상담 이관", ("chat", "escalations"), "#dc2626"),
+        ),
+        options={"stacked": False},
+    ),
+    DashboardChart(
+        key="first_response",
+        caption="첫 답변 시간",
+        missing="첫 답변",
+        draw=line_chart,
+        title="첫 답변까지 걸린 시간(영업시간 기준, 시간): 중앙값 / p90",
+        unit="시간",
+        series=(
+            DashboardSeries("중앙값", ("tickets", "first_response_seconds", "median"), scale=_hours),
+            DashboardSeries("p90", ("tickets", "first_response_seconds", "p90"), scale=_hours),
+        ),
+    ),
+    DashboardChart(
+        key="sla_attainment",
+        caption="SLA 준수율",
+        missing="SLA",
+        draw=line_chart,
+        title="SLA 준수율(%): 첫 답변 / 해결",
+        unit="%",
+        series=(
+            DashboardSeries("첫 답변 기한 준수", ("tickets", "sla", "first_response_attainment"), scale=_percent),
+            DashboardSeries("해결 기한 준수", ("tickets", "sla", "resolution_attainment"), scale=_percent),
+        ),
+    ),
+    DashboardChart(
+        key="refund_deadlines",
+        caption="환불 법정 기한",
+        missing="승인된 환불",
+        draw=column_chart,
+        title="승인된 환불의 법정 기한(승인 후 3영업일): 기한 내 / 늦은 환불 / 미환불 기한 지남",
+        unit="건",
+        series=(
+            DashboardSeries("기한 내 환불", ("refund_deadlines", "refunded_on_time"), "#059669"),
+            DashboardSeries("늦은 환불", ("refund_deadlines", "refunded_late"), "#f59e0b"),
+            DashboardSeries("미환불 기한 지남", ("refund_deadlines", "owed_overdue"), "#dc2626"),
+        ),
+    ),
+)
+
+
 def dashboard_charts(metrics: dict[str, Any]) -> dict[str, str]:
-    """The dashboard's SVG charts keyed by name. Pure: takes the report dict, returns strings."""
-    days = metrics["days"]
-    labels = [day["date"][5:] for day in days]  # MM-DD
-    overall = metrics["overall"]
-
-    def per_day(*path: str) -> list[Any]:
-        values = []
-        for day in days:
-            value: Any = day
-            for key in path:
-                value = value[key]
-            values.append(value)
-        return values
-
-    decisions = overall["decisions"]
-    approvals = overall["approvals"]
-    chat = overall["chat"]
-    reasons = chat["refusal_reasons"][:10]
-    return {
-        "latency": line_chart(
-            title="초안 지연(초): 입력 → 첫 초안 / 신뢰도 완료",
-            labels=labels,
-            series=[
-                Series("첫 초안 중앙값", per_day("drafts", "latency_seconds", "to_draft", "median")),
-                Series("첫 초안 p90", per_day("drafts", "latency_seconds", "to_draft", "p90")),
-                Series("신뢰도 완료 중앙값", per_day("drafts", "latency_seconds", "to_confidence", "median")),
-                Series("신뢰도 완료 p90", per_day("drafts", "latency_seconds", "to_confidence", "p90")),
-            ],
-            unit="초",
-        ),
-        "decisions": column_chart(
-            title="일별 초안 결정: 그대로 / 수정 후 발송 / 반려",
-            labels=labels,
-            series=[
-                Series("그대로 발송", per_day("decisions", "unchanged"), "#059669"),
-                Series("수정 후 발송", per_day("decisions", "edited"), "#2563eb"),
-                Series("반려", per_day("decisions", "rejected"), "#dc2626"),
-            ],
-            unit="건",
-        ),
-        "failures": column_chart(
-            title="일별 생성 실패 · 재시도 · 데드레터",
-            labels=labels,
-            series=[
-                Series("생성 실패", per_day("drafts", "failed"), "#dc2626"),
-                Series("재시도", per_day("drafts", "retries"), "#f59e0b"),
-                Series("데드레터", per_day("dead_letters", "total"), "#7c3aed"),
-            ],
-            unit="건",
-            stacked=False,
-        ),
-        "rejection_by_category": hbar_chart(
-            title="분류별 초안 반려율(%)",
-            labels=[row["label"] for row in decisions["by_category"] if row["decided"]],
-            series=[
-                Series(
-                    "반려율",
-                    [round(row["rejection_rate"] * 100, 1) for row in decisions["by_category"] if row["decided"]],
-                    "#dc2626",
-                )
-            ],
-            unit="%",
-            max_value=100,
-        ),
-        "approvals_by_kind": hbar_chart(
-            title="환불·취소 결정: 승인 / 반려",
-            labels=[row["label"] for row in approvals["by_kind"]],
-            series=[
-                Series("승인", [row["approved"] for row in approvals["by_kind"]], "#059669"),
-                Series("반려", [row["rejected"] for row in approvals["by_kind"]], "#dc2626"),
-            ],
-            unit="건",
-        ),
-        "tool_calls": hbar_chart(
-            title="에이전트 도구 호출: 성공 / 사유 확인 질문 / 거절",
-            labels=[row["label"] for row in chat["by_tool"]],
-            series=[
-                Series("성공", [row["ok"] for row in chat["by_tool"]], "#2563eb"),
-                # The reason question refuses nothing: its own series, not part of 거절 (that would inflate refusals).
-                Series("사유 확인 질문", [row["clarified"] for row in chat["by_tool"]], "#64748b"),
-                Series("거절", [row["refused"] for row in chat["by_tool"]], "#f59e0b"),
-            ],
-            unit="건",
-        ),
-        "refusal_reasons": hbar_chart(
-            title="거절 사유 상위 10",
-            labels=[f"{row['label']} · {row['error_label'] or row['reason']}" for row in reasons],
-            series=[Series("건수", [row["count"] for row in reasons], "#f59e0b")],
-            unit="건",
-            label_width=260,
-        ),
-        "first_response": line_chart(
-            title="첫 답변까지 걸린 시간(영업시간 기준, 시간): 중앙값 / p90",
-            labels=labels,
-            series=[
-                Series("중앙값", [_hours(v) for v in per_day("tickets", "first_response_seconds", "median")]),
-                Series("p90", [_hours(v) for v in per_day("tickets", "first_response_seconds", "p90")]),
-            ],
-            unit="시간",
-        ),
-        "sla_attainment": line_chart(
-            title="SLA 준수율(%): 첫 답변 / 해결",
-            labels=labels,
-            series=[
-                Series(
-                    "첫 답변 기한 준수", [_percent(v) for v in per_day("tickets", "sla", "first_response_attainment")]
-                ),
-                Series("해결 기한 준수", [_percent(v) for v in per_day("tickets", "sla", "resolution_attainment")]),
-            ],
-            unit="%",
-        ),
-        "refund_deadlines": column_chart(
-            title="승인된 환불의 법정 기한(승인 후 3영업일): 기한 내 / 늦은 환불 / 미환불 기한 지남",
-            labels=labels,
-            series=[
-                Series("기한 내 환불", per_day("refund_deadlines", "refunded_on_time"), "#059669"),
-                Series("늦은 환불", per_day("refund_deadlines", "refunded_late"), "#f59e0b"),
-                Series("미환불 기한 지남", per_day("refund_deadlines", "owed_overdue"), "#dc2626"),
-            ],
-            unit="건",
-        ),
-        "chat_daily": column_chart(
-            title="일별 채팅 응답 · 상담 이관",
-            labels=labels,
-            series=[
-                Series("응답", per_day("chat", "turns"), "#64748b"),
-                Series("상담 이관", per_day("chat", "escalations"), "#dc2626"),
-            ],
-            unit="건",
-            stacked=False,
-        ),
-    }
+    """The dashboard's SVG charts keyed by name, in its order. Pure: takes the report dict, returns strings."""
+    return {chart.key: chart.svg(metrics) for chart in DASHBOARD_CHARTS}
 
 
 # --- the dashboard's panels: a chart, or one line when the range has no data for it ---------------------
-
-# (key, figure caption, what the one line says is missing), in the dashboard's order.
-PANELS = (
-    ("latency", "초안 지연", "초안 지연"),
-    ("decisions", "운영자 결정", "운영자 결정"),
-    ("rejection_by_category", "분류별 반려율", "분류별 반려율"),
-    ("failures", "생성 실패 · 재시도 · 데드레터", "생성 실패·재시도·데드레터"),
-    ("approvals_by_kind", "환불·취소 승인", "환불·취소 결정"),
-    ("tool_calls", "에이전트 도구 호출", "도구 호출"),
-    ("refusal_reasons", "거절 사유", "거절 사유"),
-    ("chat_daily", "채팅 응답 · 상담 이관", "채팅 응답·상담 이관"),
-    ("first_response", "첫 답변 시간", "첫 답변"),
-    ("sla_attainment", "SLA 준수율", "SLA"),
-    ("refund_deadlines", "환불 법정 기한", "승인된 환불"),
-)
 
 
 @dataclass(frozen=True)
@@ -467,11 +546,11 @@ def empty_line(what: str) -> str:
 
 
 def dashboard_panels(metrics: dict[str, Any]) -> list[Panel]:
-    charts = dashboard_charts(metrics)
-    return [
-        Panel(key, caption, "" if chart_is_empty(charts[key]) else charts[key], empty_line(what))
-        for key, caption, what in PANELS
-    ]
+    panels = []
+    for chart in DASHBOARD_CHARTS:
+        svg = chart.svg(metrics)
+        panels.append(Panel(chart.key, chart.caption, "" if chart_is_empty(svg) else svg, empty_line(chart.missing)))
+    return panels
 
 
 def _day_active(day: dict[str, Any]) -> bool:

@@ -5,7 +5,17 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from metrics.charts import Series, column_chart, dashboard_charts, fmt_number, hbar_chart, line_chart, nice_axis
+from metrics.charts import (
+    DASHBOARD_CHARTS,
+    Series,
+    column_chart,
+    dashboard_charts,
+    dashboard_panels,
+    fmt_number,
+    hbar_chart,
+    line_chart,
+    nice_axis,
+)
 from metrics.tests.test_selectors import EXPECTED
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
@@ -124,3 +134,12 @@ def test_dashboard_charts_from_a_report():
     assert rejection == {"배송": "25.0", "오류": "100.0"}  # categories without decisions are left out
     # latency: first-draft and confidence medians and p90s on both days → 8 points
     assert len(re.findall(r'class="point"', charts["latency"])) == 8
+
+
+def test_each_chart_is_declared_once_and_panels_follow_the_dashboards_order():
+    keys = [chart.key for chart in DASHBOARD_CHARTS]
+    assert len(set(keys)) == len(keys)  # a repeated key would silently replace a chart
+    charts = dashboard_charts(EXPECTED)
+    panels = dashboard_panels(EXPECTED)
+    assert [panel.key for panel in panels] == list(charts) == keys
+    assert all(panel.svg == charts[panel.key] for panel in panels)  # every chart has data in EXPECTED
