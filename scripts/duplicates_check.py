@@ -8,7 +8,8 @@ disagree with a line rather than with a verdict:
   bodies of `TextChoices`/`IntegerChoices` classes (code → Korean label rows, one vocabulary each, which look
   alike because every such table has the same shape, `CODE = "CODE", "라벨"`); and constants (UPPER_CASE
   names) whose value is built from literals and other constants alone (a label dict, a word list, a pattern:
-  `LABELS = {"code": "라벨", ...}`, `NOUNS = _words("결제 카드")`, `PATTERN = re.compile(_EDGE + r"...")`),
+  `LABELS = {"code": "라벨", ...}`, `NOUNS = _words("결제 카드")`, `PATTERN = re.compile(_EDGE + r"...")`; its
+  rows may name functions and classes, as a table of declarations does: `DashboardChart(draw=line_chart, ...)`),
   where rows of one shape are the point; class attributes written out as plain literals (an admin's `fields`
   and `list_display`, a Meta's `ordering`): declarative settings, one name per row; and a test's
   `parametrize` table written out as literals.
@@ -47,29 +48,32 @@ def is_constant_name(name: str) -> bool:
     return name.lstrip("_").isupper()
 
 
-def is_literal(node: ast.expr) -> bool:
+def is_literal(node: ast.expr, references: bool = False) -> bool:
     """A value written out as data: constants, other constants (UPPER_CASE names, `re.IGNORECASE`), containers
-    and f-strings of them, and calls that only receive them."""
+    and f-strings of them, and calls that only receive them. With `references`, a row may also name a function or
+    a class (`draw=line_chart`, `SentField(...)`): a table of declarations, still no code that runs per row."""
     if isinstance(node, ast.Constant):
         return True
     if isinstance(node, ast.Name):
-        return is_constant_name(node.id)
+        return is_constant_name(node.id) or references
     if isinstance(node, ast.Attribute):
-        return is_constant_name(node.attr)
+        return is_constant_name(node.attr) or references
     if isinstance(node, ast.JoinedStr):
-        return all(is_literal(part) for part in node.values)
+        return all(is_literal(part, references) for part in node.values)
     if isinstance(node, ast.FormattedValue | ast.Starred):
-        return is_literal(node.value)
+        return is_literal(node.value, references)
     if isinstance(node, ast.Tuple | ast.List | ast.Set):
-        return all(is_literal(item) for item in node.elts)
+        return all(is_literal(item, references) for item in node.elts)
     if isinstance(node, ast.Dict):
-        return all(key is not None and is_literal(key) for key in node.keys) and all(map(is_literal, node.values))
+        keys_ok = all(key is not None and is_literal(key, references) for key in node.keys)
+        return keys_ok and all(is_literal(value, references) for value in node.values)
     if isinstance(node, ast.BinOp):
-        return is_literal(node.left) and is_literal(node.right)
+        return is_literal(node.left, references) and is_literal(node.right, references)
     if isinstance(node, ast.UnaryOp):
-        return is_literal(node.operand)
+        return is_literal(node.operand, references)
     if isinstance(node, ast.Call):
-        return all(map(is_literal, node.args)) and all(is_literal(kw.value) for kw in node.keywords)
+        args_ok = all(is_literal(arg, references) for arg in node.args)
+        return args_ok and all(is_literal(kw.value, references) for kw in node.keywords)
     return False
 
 
@@ -90,7 +94,11 @@ def without_data(text: str) -> str:
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef) and any(ast.unparse(base).endswith("Choices") for base in node.bases):
             spans.append(node)
-        elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None and is_literal(node.value):
+        elif (
+            isinstance(node, ast.Assign | ast.AnnAssign)
+            and node.value is not None
+            and is_literal(node.value, references=True)
+        ):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if all(isinstance(t, ast.Name) and is_constant_name(t.id) for t in targets):
                 spans.append(node)
