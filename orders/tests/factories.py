@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 
 import factory
 
+from common import clock
 from common.tests.factories import UserFactory
 from orders.models import Customer, Order, Product, ProductOption
 
@@ -38,11 +39,26 @@ class ProductOptionFactory(factory.django.DjangoModelFactory):
     stock = 5
 
 
+def days_ago(days: int) -> date:
+    """A date counted back from the shop's today (CS_TODAY, which the suite pins), as the windows count it."""
+    return clock.today() - timedelta(days=days)
+
+
+def _counted_back(order, extra_days: int = 0) -> date | None:
+    """`delivered_days_ago` (plus `extra_days` earlier), or None for an order not made delivered that way."""
+    return None if order.delivered_days_ago is None else days_ago(order.delivered_days_ago + extra_days)
+
+
 class OrderFactory(factory.django.DjangoModelFactory):
-    """A paid order of one unit; pass `status=Order.Status.DELIVERED, delivered_at=...` for later states."""
+    """A paid order of one unit. `delivered_days_ago=N` makes it delivered N days before the shop's today (shipped
+    two days before that); `shipping=True` makes it out for delivery since yesterday."""
 
     class Meta:
         model = Order
+
+    class Params:
+        delivered_days_ago = None
+        shipping = factory.Trait(status=Order.Status.SHIPPING, shipped_at=factory.LazyFunction(lambda: days_ago(1)))
 
     order_id = factory.Sequence(lambda n: f"HR{20260700000000 + n}")
     customer = factory.SubFactory(CustomerFactory)
@@ -50,6 +66,10 @@ class OrderFactory(factory.django.DjangoModelFactory):
     product = factory.SelfAttribute("option.product")
     quantity = 1
     amount = Decimal("10000")
-    status = Order.Status.PAID
+    status = factory.LazyAttribute(
+        lambda o: Order.Status.PAID if o.delivered_days_ago is None else Order.Status.DELIVERED
+    )
     shipping_address = "서울시 중구 세종대로 1"
-    ordered_at = date(2026, 7, 20)
+    ordered_at = factory.LazyAttribute(lambda o: _counted_back(o, 4) or date(2026, 7, 20))
+    shipped_at = factory.LazyAttribute(lambda o: _counted_back(o, 2))
+    delivered_at = factory.LazyAttribute(_counted_back)
