@@ -10,16 +10,6 @@ from orders.tests.factories import CustomerFactory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def customer():
-    return CustomerFactory()
-
-
-@pytest.fixture
-def customer_api(customer):
-    return token_client(customer.user)
-
-
 def test_history_lists_own_conversations_newest_first_and_reopens_them(customer, customer_api, scripted_model):
     scripted_model.push(text_message("네, 확인할게요"), text_message("네"), text_message("다른 대화"))
     first = customer_api.post("/api/chat/", {"message": "운동화 배송 언제 와요?\n두 번째 줄"}, format="json").json()

@@ -23,3 +23,8 @@ def operator_with(*perms: str, **fields):
         app_label, codename = perm.split(".")
         user.user_permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
     return get_user_model().objects.get(pk=user.pk)  # fresh: no cached permissions
+
+
+def superuser(**fields):
+    """A staff superuser: the admin pages with every permission, where which permission is not the point."""
+    return UserFactory(is_staff=True, is_superuser=True, **fields)
