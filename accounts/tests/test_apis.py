@@ -12,7 +12,6 @@ from rest_framework.test import APIClient
 
 from accounts.models import AuthToken
 from common.tests.factories import superuser
-from orders.tests.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -22,9 +21,12 @@ PASSWORD = "demo1234"
 
 
 @pytest.fixture
-def customer():
-    """A customer who signs in as `kim` with PASSWORD."""
-    return CustomerFactory(user__username="kim", user__login_password=PASSWORD)
+def kim(customer):
+    """The customer (the root conftest's: this app may not import the orders factories) signing in as `kim`."""
+    customer.user.username = "kim"
+    customer.user.set_password(PASSWORD)
+    customer.user.save()
+    return customer
 
 
 def _login(username="kim", password=PASSWORD, address="10.1.0.1"):
@@ -42,7 +44,7 @@ def _age(by: timedelta) -> None:
     AuthToken.objects.filter(user__username="kim").update(created_at=timezone.now() - by)
 
 
-def test_login_issues_a_token_that_expires_after_the_configured_ttl(customer, settings):
+def test_login_issues_a_token_that_expires_after_the_configured_ttl(kim, settings):
     settings.CS_AUTH_TOKEN_TTL_HOURS = 12
     before = timezone.now()
     response = _login()
@@ -58,7 +60,7 @@ def test_login_issues_a_token_that_expires_after_the_configured_ttl(customer, se
     assert body["token"] not in token.digest and len(token.digest) == 64
 
 
-def test_expired_token_answers_401_token_expired_and_is_deleted(customer, settings):
+def test_expired_token_answers_401_token_expired_and_is_deleted(kim, settings):
     settings.CS_AUTH_TOKEN_TTL_HOURS = 1
     key = _login().json()["token"]
     _age(timedelta(minutes=59))
@@ -72,7 +74,7 @@ def test_expired_token_answers_401_token_expired_and_is_deleted(customer, settin
     assert _client(_login().json()["token"]).get("/api/orders/").status_code == 200
 
 
-def test_every_login_issues_a_new_token_and_other_devices_stay_signed_in(customer, settings):
+def test_every_login_issues_a_new_token_and_other_devices_stay_signed_in(kim, settings):
     settings.CS_AUTH_TOKENS_PER_USER = 3
     keys = [_login().json()["token"] for _ in range(3)]
     assert len(set(keys)) == 3
@@ -82,7 +84,7 @@ def test_every_login_issues_a_new_token_and_other_devices_stay_signed_in(custome
     assert AuthToken.objects.filter(user__username="kim").count() == 3
 
 
-def test_logout_revokes_only_the_presented_token(customer):
+def test_logout_revokes_only_the_presented_token(kim):
     phone, laptop = _login().json()["token"], _login().json()["token"]
     response = _client(phone).post(LOGOUT)
     assert response.status_code == 204
@@ -92,13 +94,13 @@ def test_logout_revokes_only_the_presented_token(customer):
     assert AuthToken.objects.filter(user__username="kim").count() == 1
 
 
-def test_logout_needs_a_token(customer, client):
+def test_logout_needs_a_token(kim, client):
     assert APIClient().post(LOGOUT).status_code == 401
     client.force_login(get_user_model().objects.get(username="kim"))  # a session is not a token
     assert client.post(LOGOUT).status_code == 401
 
 
-def test_password_change_by_set_password_revokes_every_token(customer):
+def test_password_change_by_set_password_revokes_every_token(kim):
     keys = [_login().json()["token"] for _ in range(2)]
     user = get_user_model().objects.get(username="kim")
     user.set_password("새 비밀번호-2026!")
@@ -112,7 +114,7 @@ def test_password_change_by_set_password_revokes_every_token(customer):
     assert _client(fresh).get("/api/orders/").status_code == 200
 
 
-def test_password_change_in_the_admin_revokes_the_customers_tokens(customer, client):
+def test_password_change_in_the_admin_revokes_the_customers_tokens(kim, client):
     key = _login().json()["token"]
     user = get_user_model().objects.get(username="kim")
     client.force_login(superuser())
@@ -124,13 +126,13 @@ def test_password_change_in_the_admin_revokes_the_customers_tokens(customer, cli
     assert _client(key).get("/api/orders/").status_code == 401
 
 
-def test_deactivated_user_token_is_refused(customer):
+def test_deactivated_user_token_is_refused(kim):
     key = _login().json()["token"]
     get_user_model().objects.filter(username="kim").update(is_active=False)
     assert _client(key).get("/api/orders/").status_code == 401
 
 
-def test_a_stale_token_in_the_header_does_not_block_logging_in(customer):
+def test_a_stale_token_in_the_header_does_not_block_logging_in(kim):
     response = APIClient().post(
         LOGIN,
         {"username": "kim", "password": PASSWORD},
@@ -140,14 +142,14 @@ def test_a_stale_token_in_the_header_does_not_block_logging_in(customer):
     assert response.status_code == 200
 
 
-def test_wrong_password_is_400_with_code_and_korean_detail(customer):
+def test_wrong_password_is_400_with_code_and_korean_detail(kim):
     response = _login(password="wrong")
     assert response.status_code == 400
     assert response.json() == {"code": "invalid_credentials", "detail": "아이디 또는 비밀번호가 올바르지 않습니다."}
     assert not AuthToken.objects.exists()
 
 
-def test_purge_command_deletes_only_expired_tokens(customer, settings):
+def test_purge_command_deletes_only_expired_tokens(kim, settings):
     settings.CS_AUTH_TOKEN_TTL_HOURS = 12
     old, fresh = _login().json()["token"], _login().json()["token"]
     AuthToken.objects.filter(pk=AuthToken.objects.order_by("id").first().pk).update(
