@@ -1,5 +1,7 @@
 """The approval queue in the Django admin, driven through real admin requests."""
 
+from decimal import Decimal
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
@@ -7,9 +9,11 @@ from django.urls import reverse
 
 from actions.models import ActionRecord
 from actions.services import refund_request
+from actions.tests.factories import decider
 from common.actors import Actor
 from common.display import won
 from orders.models import Order
+from orders.tests.factories import OrderFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -24,9 +28,17 @@ CHANGELIST = "admin:actions_actionrecord_changelist"
 
 
 @pytest.fixture
-def two_pending(c003):
-    _refund(c003, order_id="HR20260628003", reason_category="상품하자", reason="녹")
-    _refund(c003, order_id="HR20260726002", reason_category="확인필요")
+def operator_user():
+    return decider(username="operator")
+
+
+@pytest.fixture
+def two_pending(customer):
+    """A defect refund of a 38,000원 order delivered 26 days ago, and a cancellation of one not yet shipped."""
+    delivered = OrderFactory(customer=customer, delivered_days_ago=26, amount=Decimal("38000"))
+    preparing = OrderFactory(customer=customer, status=Order.Status.PREPARING)
+    _refund(customer, order_id=delivered.pk, reason_category="상품하자", reason="녹")
+    _refund(customer, order_id=preparing.pk, reason_category="확인필요")
     return list(ActionRecord.objects.order_by("id"))
 
 
@@ -47,7 +59,8 @@ def test_queue_opens_on_pending_and_shows_the_columns(client, operator_user, two
     # The records' own numbers, not "A0000": on PostgreSQL ids keep counting across tests (sequences are
     # not rolled back), so after ten records elsewhere in the run the numbers are A00010 and up.
     numbers = tuple(record.number for record in two_pending)
-    for text in (*numbers, "환불요청", "주문취소요청", "HR20260628003", "38,000원", "상품하자", "26일", "승인대기"):
+    refunded_order = two_pending[0].order_id
+    for text in (*numbers, "환불요청", "주문취소요청", refunded_order, "38,000원", "상품하자", "26일", "승인대기"):
         assert text in page
 
 
@@ -146,8 +159,9 @@ def test_operator_approves_through_admin_action(client, operator_user, two_pendi
     response = _post_action(client, "approve_selected", two_pending)
     assert "2건을 승인했습니다" in response.content.decode()
     assert set(ActionRecord.objects.values_list("status", flat=True)) == {"APPROVED"}
-    assert Order.objects.get(pk="HR20260628003").status == "RETURNED"
-    assert Order.objects.get(pk="HR20260726002").status == "CANCELLED"
+    refund, cancel = two_pending
+    assert Order.objects.get(pk=refund.order_id).status == "RETURNED"
+    assert Order.objects.get(pk=cancel.order_id).status == "CANCELLED"
 
 
 def test_operator_rejects_and_refusals_are_reported(client, operator_user, two_pending):
@@ -184,13 +198,16 @@ def test_records_are_read_only_and_never_bulk_deleted(admin_client, two_pending)
     assert admin_client.get(reverse("admin:actions_actionrecord_add")).status_code == 403
 
 
-def test_queue_query_count_does_not_grow_with_rows(client, operator_user, c003, django_assert_max_num_queries):
-    _refund(c003, order_id="HR20260628003", reason_category="상품하자")
+def test_queue_query_count_does_not_grow_with_rows(client, operator_user, customer, django_assert_max_num_queries):
+    _refund(customer, order_id=OrderFactory(customer=customer, delivered_days_ago=26).pk, reason_category="상품하자")
     client.force_login(operator_user)
     with django_assert_max_num_queries(12) as few:
         client.get(reverse(CHANGELIST) + "?status__exact=PENDING")
-    for order_id in ("HR20260726002", "HR20260721001"):
-        _refund(c003, order_id=order_id, reason_category="상품하자")
+    for order in (
+        OrderFactory(customer=customer, status=Order.Status.PREPARING),
+        OrderFactory(customer=customer, delivered_days_ago=2),
+    ):
+        _refund(customer, order_id=order.pk, reason_category="상품하자")
     with django_assert_max_num_queries(len(few.captured_queries)):
         client.get(reverse(CHANGELIST) + "?status__exact=PENDING")
 
@@ -204,6 +221,7 @@ def test_queue_query_count_does_not_grow_with_rows(client, operator_user, c003, 
         "admin:tickets_ticket_changelist",
     ],
 )
-def test_shop_models_are_browsable_and_searchable(admin_client, shop, url):
-    response = admin_client.get(reverse(url) + "?q=C003")
+def test_shop_models_are_browsable_and_searchable(admin_client, url):
+    order = OrderFactory()
+    response = admin_client.get(reverse(url) + f"?q={order.customer_id}")
     assert response.status_code == 200
