@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 
@@ -73,3 +74,31 @@ class OrderFactory(factory.django.DjangoModelFactory):
     ordered_at = factory.LazyAttribute(lambda o: _counted_back(o, 4) or date(2026, 7, 20))
     shipped_at = factory.LazyAttribute(lambda o: _counted_back(o, 2))
     delivered_at = factory.LazyAttribute(_counted_back)
+
+
+@dataclass
+class OrdersInEveryState:
+    """One customer's orders, one in each state the desk's rules tell apart."""
+
+    delivered: (
+        Order  # two days ago: within every window; the product also comes in 블랙/260 (3), 블랙/250 (2), 블랙/270 (0)
+    )
+    delivered_long_ago: Order  # 38,000원, 26 days ago: past the 7-day change-of-mind windows, within a defect's
+    preparing: Order  # not shipped: the address may change, a refund is a cancellation
+    shipping: Order  # out for delivery: neither
+
+
+def orders_in_every_state(customer: Customer) -> OrdersInEveryState:
+    delivered = OrderFactory(customer=customer, delivered_days_ago=2, option__label="화이트/260")
+    for label, stock in (("블랙/260", 3), ("블랙/250", 2), ("블랙/270", 0)):
+        ProductOptionFactory(product=delivered.product, label=label, stock=stock)
+    long_ago = OrderFactory(
+        customer=customer, delivered_days_ago=26, amount=Decimal("38000"), quantity=2, option__label="실버/500ml"
+    )
+    ProductOptionFactory(product=long_ago.product, label="블랙/500ml", stock=6)
+    return OrdersInEveryState(
+        delivered=delivered,
+        delivered_long_ago=long_ago,
+        preparing=OrderFactory(customer=customer, status=Order.Status.PREPARING),
+        shipping=OrderFactory(customer=customer, shipping=True),
+    )
