@@ -61,7 +61,9 @@ class OrderFactory(factory.django.DjangoModelFactory):
         delivered_days_ago = None
         shipping = factory.Trait(status=Order.Status.SHIPPING, shipped_at=factory.LazyFunction(lambda: days_ago(1)))
 
-    order_id = factory.Sequence(lambda n: f"HR{20260700000000 + n}")
+    # The shop's format, HR + 11 digits (what the chat's order-number reader finds in a message), on a date that
+    # does not exist (2026-00-00), so never one of the demo's orders.
+    order_id = factory.Sequence(lambda n: f"HR{20260000000 + n}")
     customer = factory.SubFactory(CustomerFactory)
     option = factory.SubFactory(ProductOptionFactory)
     product = factory.SelfAttribute("option.product")
