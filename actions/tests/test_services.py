@@ -27,7 +27,7 @@ def _refund(customer, **args) -> ActionRecord:
 
 
 @pytest.fixture
-def operator_user():
+def operator():
     return decider(username="operator")
 
 
@@ -56,9 +56,9 @@ def pending_cancel(preparing):
     return ActionRecord.objects.get(kind="CANCEL")
 
 
-def test_approve_refund_returns_order_and_records_amount(pending_refund, operator_user):
-    record = action_decide(number=pending_refund.number, approve=True, actor=operator_user, note="사진 확인")
-    assert (record.status, record.refund_amount, record.decided_by) == ("APPROVED", 38000, operator_user)
+def test_approve_refund_returns_order_and_records_amount(pending_refund, operator):
+    record = action_decide(number=pending_refund.number, approve=True, actor=operator, note="사진 확인")
+    assert (record.status, record.refund_amount, record.decided_by) == ("APPROVED", 38000, operator)
     assert Order.objects.get(pk=pending_refund.order_id).status == "RETURNED"
     event = ActionEvent.objects.filter(record=record).last()
     assert (event.from_status, event.to_status, event.actor_label) == ("PENDING", "APPROVED", "operator")
@@ -75,10 +75,10 @@ def shop_executes(monkeypatch):
 
 @pytest.mark.parametrize("paused", [False, True])
 def test_a_refund_a_shop_executes_waits_for_its_report_even_while_the_shop_is_paused(
-    pending_refund, operator_user, shop_executes, paused
+    pending_refund, operator, shop_executes, paused
 ):
     shop_executes[pending_refund.order_id] = ShopExecutor("myshop", paused=paused)
-    record = action_decide(number=pending_refund.number, approve=True, actor=operator_user)
+    record = action_decide(number=pending_refund.number, approve=True, actor=operator)
     assert (record.status, record.refund_amount) == ("EXECUTING", 38000)
     assert Order.objects.get(pk=pending_refund.order_id).status == "DELIVERED"  # the shop moves the money, not the desk
     note = ActionEvent.objects.filter(record=record).last().note
@@ -86,38 +86,38 @@ def test_a_refund_a_shop_executes_waits_for_its_report_even_while_the_shop_is_pa
     assert ("연동이 다시 켜지면 요청이 전달됩니다" in note) is paused
 
 
-def test_approve_cancel_cancels_order_and_restocks(pending_cancel, operator_user):
+def test_approve_cancel_cancels_order_and_restocks(pending_cancel, operator):
     option = Order.objects.get(pk=pending_cancel.order_id).option
     before = option.stock
-    action_decide(number=pending_cancel.pk, approve=True, actor=operator_user)
+    action_decide(number=pending_cancel.pk, approve=True, actor=operator)
     assert Order.objects.get(pk=pending_cancel.order_id).status == "CANCELLED"
     assert ProductOption.objects.get(pk=option.pk).stock == before + 1
 
 
-def test_reject_changes_nothing_on_the_order(pending_refund, operator_user):
-    record = action_decide(number=pending_refund.number, approve=False, actor=operator_user)
+def test_reject_changes_nothing_on_the_order(pending_refund, operator):
+    record = action_decide(number=pending_refund.number, approve=False, actor=operator)
     assert record.status == "REJECTED" and record.refund_amount is None
     assert Order.objects.get(pk=pending_refund.order_id).status == "DELIVERED"
 
 
-def test_deciding_twice_is_a_clear_error_not_a_second_execution(pending_refund, operator_user):
-    action_decide(number=pending_refund.number, approve=True, actor=operator_user)
+def test_deciding_twice_is_a_clear_error_not_a_second_execution(pending_refund, operator):
+    action_decide(number=pending_refund.number, approve=True, actor=operator)
     with pytest.raises(AlreadyDecided, match="이미 '승인완료'"):
-        action_decide(number=pending_refund.number, approve=True, actor=operator_user)
+        action_decide(number=pending_refund.number, approve=True, actor=operator)
     with pytest.raises(AlreadyDecided):
-        action_decide(number=pending_refund.number, approve=False, actor=operator_user)
+        action_decide(number=pending_refund.number, approve=False, actor=operator)
     assert ActionEvent.objects.filter(record=pending_refund, to_status="APPROVED").count() == 1
 
 
-def test_cancel_for_order_that_shipped_since_cannot_be_approved(pending_cancel, operator_user):
+def test_cancel_for_order_that_shipped_since_cannot_be_approved(pending_cancel, operator):
     Order.objects.filter(pk=pending_cancel.order_id).update(status="SHIPPING")  # the warehouse moved on
     with pytest.raises(NotApprovable, match="배송중"):
-        action_decide(number=pending_cancel.number, approve=True, actor=operator_user)
+        action_decide(number=pending_cancel.number, approve=True, actor=operator)
     pending_cancel.refresh_from_db()
     assert pending_cancel.status == "PENDING"
     assert Order.objects.get(pk=pending_cancel.order_id).status == "SHIPPING"
     # The operator can still reject it.
-    assert action_decide(number=pending_cancel.number, approve=False, actor=operator_user).status == "REJECTED"
+    assert action_decide(number=pending_cancel.number, approve=False, actor=operator).status == "REJECTED"
 
 
 def test_only_users_with_decide_permission(pending_refund):
@@ -132,7 +132,7 @@ def test_only_users_with_decide_permission(pending_refund):
 
 def test_done_records_and_unknown_numbers_are_not_decidable():
     order = OrderFactory()  # any paid order: the demo's ids are not the point
-    operator_user = operator_with("actions.decide")
+    operator = operator_with("actions.decide")
     address_change(
         customer=order.customer,
         order_id=order.pk,
@@ -141,11 +141,11 @@ def test_done_records_and_unknown_numbers_are_not_decidable():
     )
     done = ActionRecord.objects.get()
     with pytest.raises(NotApprovable):
-        action_decide(number=done.number, approve=True, actor=operator_user)
+        action_decide(number=done.number, approve=True, actor=operator)
     with pytest.raises(NotFound):
-        action_decide(number="A99999", approve=True, actor=operator_user)
+        action_decide(number="A99999", approve=True, actor=operator)
     with pytest.raises(NotFound):
-        action_decide(number="nonsense", approve=True, actor=operator_user)
+        action_decide(number="nonsense", approve=True, actor=operator)
 
 
 def test_action_numbers_come_from_the_database_id():

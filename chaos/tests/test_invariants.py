@@ -32,10 +32,15 @@ def test_answer_violations(status, content_type, retry_after, violation):
 
 
 @pytest.mark.django_db
-def test_check_drafts_reports_an_input_without_draft(c003, settings):
+def test_check_drafts_reports_an_input_without_draft(customer, settings):
     settings.CS_AI_DRAFTS_ENABLED = False  # the pipeline declines: the input stays without a draft
     ticket = ticket_create(
-        customer=c003, category="배송", subject="s", body="배송 문의", source=Ticket.Source.API, author=c003.user
+        customer=customer,
+        category="배송",
+        subject="s",
+        body="배송 문의",
+        source=Ticket.Source.API,
+        author=customer.user,
     )
     check, states = check_drafts()
     assert not check.ok and states["missing"] == [ticket.pk]

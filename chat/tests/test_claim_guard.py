@@ -27,7 +27,7 @@ def mine(customer):
 
 
 @pytest.fixture
-def operator_user(db):
+def operator(db):
     return decider()
 
 
@@ -82,12 +82,10 @@ def test_a_promise_with_no_tool_call_gets_the_fallback(customer_api, scripted_mo
     assert ChatMessage.objects.get(role="assistant").outcome == ChatMessage.Outcome.CLAIM_BLOCKED
 
 
-def test_the_same_words_pass_when_a_person_approved_that_refund(
-    customer_api, refund_call, scripted_model, operator_user
-):
+def test_the_same_words_pass_when_a_person_approved_that_refund(customer_api, refund_call, scripted_model, operator):
     scripted_model.push(tool_calls_message([refund_call]), text_message("접수했습니다."))
     turn(customer_api)
-    record = action_decide(number=ActionRecord.objects.get().number, approve=True, actor=operator_user)
+    record = action_decide(number=ActionRecord.objects.get().number, approve=True, actor=operator)
     assert record.refund_amount == 38000
 
     scripted_model.push(tool_calls_message([("get_my_requests", {})]), text_message(HOSTILE))
@@ -97,11 +95,11 @@ def test_the_same_words_pass_when_a_person_approved_that_refund(
 
 
 def test_an_approval_on_another_order_does_not_make_a_promise_about_this_one_true(
-    customer_api, mine, refund_call, scripted_model, operator_user
+    customer_api, mine, refund_call, scripted_model, operator
 ):
     scripted_model.push(tool_calls_message([refund_call]), text_message("접수했습니다."))
     turn(customer_api)
-    action_decide(number=ActionRecord.objects.get().number, approve=True, actor=operator_user)
+    action_decide(number=ActionRecord.objects.get().number, approve=True, actor=operator)
 
     other = ("request_refund", {"order_id": mine.delivered.pk, "reason_category": "상품하자", "reason": "찢어짐"})
     scripted_model.push(tool_calls_message([other]), text_message("환불이 승인되었습니다."))
@@ -112,11 +110,11 @@ def test_an_approval_on_another_order_does_not_make_a_promise_about_this_one_tru
 
 
 def test_a_wrong_amount_is_blocked_even_when_the_refund_was_approved(
-    customer_api, refund_call, scripted_model, operator_user
+    customer_api, refund_call, scripted_model, operator
 ):
     scripted_model.push(tool_calls_message([refund_call]), text_message("접수했습니다."))
     turn(customer_api)
-    action_decide(number=ActionRecord.objects.get().number, approve=True, actor=operator_user)
+    action_decide(number=ActionRecord.objects.get().number, approve=True, actor=operator)
 
     scripted_model.push(text_message("환불이 승인되어 69,000원이 입금됩니다."))
     body = turn(customer_api, "얼마 들어와요?")
