@@ -267,19 +267,19 @@ def test_a_grant_is_per_session_and_topics_never_shared(customer, desk, memos):
 
 # --- a customer's own cursor ------------------------------------------------------------------------
 def test_a_customers_cursor_moves_with_their_own_tickets_and_requests_and_no_one_elses(customer):
-    c003 = token_client(customer.user)
-    first = c003.get("/api/live/")
+    own_api = token_client(customer.user)
+    first = own_api.get("/api/live/")
     assert first.status_code == 200 and first.json() == {"cursor": first.json()["cursor"], "unread": 0}
-    assert c003.get("/api/live/", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    assert own_api.get("/api/live/", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
 
     _inquiry(CustomerFactory())  # someone else's inquiry
-    assert c003.get("/api/live/", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    assert own_api.get("/api/live/", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
 
     _refund(customer)  # their own request
-    moved = c003.get("/api/live/", HTTP_IF_NONE_MATCH=first["ETag"])
+    moved = own_api.get("/api/live/", HTTP_IF_NONE_MATCH=first["ETag"])
     assert moved.status_code == 200 and moved["ETag"] != first["ETag"]
     _inquiry(customer)
-    assert c003.get("/api/live/", HTTP_IF_NONE_MATCH=moved["ETag"]).status_code == 200
+    assert own_api.get("/api/live/", HTTP_IF_NONE_MATCH=moved["ETag"]).status_code == 200
     assert ActionRecord.objects.filter(customer=customer).count() == 1
 
 
