@@ -108,4 +108,21 @@ def c003_api(c003):
     return client
 
 
+@pytest.fixture
+def customer(db):
+    """A factory-built customer with a login and no orders, for tests where which customer is not the point: the
+    test gives them the orders it talks about (orders.tests.factories)."""
+    from orders.tests.factories import CustomerFactory
+
+    return CustomerFactory()
+
+
+@pytest.fixture
+def customer_api(customer):
+    """An API client signed in as `customer` with a token, as the chat page does."""
+    from accounts.tests.factories import token_client
+
+    return token_client(customer.user)
+
+
 from testsupport.celery_worker import celery_worker, celery_worker_factory  # noqa: E402,F401

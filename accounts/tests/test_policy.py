@@ -44,12 +44,12 @@ def test_retry_after_counts_down_from_the_last_counted_failure(last_failure_ago,
 @pytest.mark.parametrize(
     ("raw", "key"),
     [
-        ("c003", "c003"),
-        (" C003 ", "c003"),
+        ("kim01", "kim01"),
+        (" Kim01 ", "kim01"),
         ("", None),
         ("   ", None),
         (None, None),
-        (["c003"], None),
+        (["kim01"], None),
         ("x" * 300, "x" * 150),
     ],
 )

@@ -7,45 +7,38 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from actions.models import ActionRecord
-from actions.services import action_decide, refund_request
-from common.actors import Actor
-from orders.models import Customer
+from actions.services import action_decide
+from actions.tests.factories import decider, refund_requested
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def operator_client(client, shop):
-    client.force_login(get_user_model().objects.get(username="operator"))
+def operator(db):
+    return decider(username="operator")
+
+
+@pytest.fixture
+def operator_client(client, operator):
+    client.force_login(operator)
     return client
 
 
-def _refund(category="DEFECT", reason="밑창이 떨어졌어요"):
-    c003 = Customer.objects.get(pk="C003")
-    return refund_request(
-        customer=c003,
-        order_id="HR20260721001",
-        reason=reason,
-        reason_category=category,
-        actor=Actor.customer_agent(c003),
-    ).record
-
-
 def test_index_shows_the_queue_with_the_pending_count(operator_client):
-    _refund()
+    refund_requested()
     page = operator_client.get(reverse("admin:index")).content.decode()
     pending = ActionRecord.objects.filter(status="PENDING").count()
     assert "승인 대기열" in page and f'id="approval-queue-count">{pending}건</b>' in page
 
 
 def test_approve_from_the_record_page_through_a_confirmation(operator_client):
-    record = _refund()
+    record = refund_requested()
     page = operator_client.get(reverse("admin:actions_actionrecord_change", args=[record.pk])).content.decode()
     assert 'id="cs-approve"' in page and 'id="cs-reject"' in page
     confirm = operator_client.get(reverse("admin:actions_actionrecord_decide", args=[record.pk]) + "?approve=1")
     text = confirm.content.decode()
     amount = f"{int(record.refund_amount if record.refund_amount is not None else record.order.amount):,}원"
-    assert "HR20260721001" in text and amount in text and "승인" in text
+    assert record.order_id in text and amount in text and "승인" in text
     assert ActionRecord.objects.get(pk=record.pk).status == "PENDING"  # the confirmation page changes nothing
     operator_client.post(reverse("admin:actions_actionrecord_decide", args=[record.pk]), {"approve": "1"})
     assert ActionRecord.objects.get(pk=record.pk).status == "APPROVED"
@@ -53,19 +46,18 @@ def test_approve_from_the_record_page_through_a_confirmation(operator_client):
     assert 'id="cs-approve"' not in page  # decided: no buttons
 
 
-def test_earlier_refused_request_on_the_same_order_is_shown_beside(operator_client):
-    operator = get_user_model().objects.get(username="operator")
-    first = _refund(category="DEFECT", reason="처음 요청")
+def test_earlier_refused_request_on_the_same_order_is_shown_beside(operator_client, operator):
+    first = refund_requested(category="DEFECT", reason="처음 요청")
     action_decide(number=first.pk, approve=False, actor=operator, note="단순변심으로 확인")
-    second = _refund(category="DEFECT", reason="다시 요청")
+    second = refund_requested(first.order, category="DEFECT", reason="다시 요청")
     page = operator_client.get(reverse("admin:actions_actionrecord_change", args=[second.pk])).content.decode()
     assert f'id="cs-earlier-{first.pk}"' in page and "단순변심으로 확인" in page
 
 
-def test_without_the_decide_permission_nothing_is_decided(client, shop):
+def test_without_the_decide_permission_nothing_is_decided(client):
     from django.contrib.auth.models import Permission
 
-    record = _refund()
+    record = refund_requested()
     clerk = get_user_model().objects.create_user("clerk", is_staff=True)
     clerk.user_permissions.add(Permission.objects.get(codename="view_actionrecord"))
     client.force_login(clerk)

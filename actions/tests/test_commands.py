@@ -6,7 +6,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from actions.models import ActionRecord
+from actions.tests.factories import decider
 from orders.models import Order
+from orders.tests.factories import OrderFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -19,43 +21,52 @@ def _run_tool(*args) -> dict:
     return json.loads(out.getvalue())
 
 
-def test_run_tool_refund_change_of_mind_then_defect_then_decide_twice(shop, capsys):
+@pytest.fixture
+def operator():
+    """The staff login the commands name with --by: it may decide."""
+    return decider(username="operator")
+
+
+def test_run_tool_refund_change_of_mind_then_defect_then_decide_twice(operator, capsys):
+    order = OrderFactory(delivered_days_ago=26)
     refused = _run_tool(
-        "C003",
+        order.customer_id,
         "request_refund",
         "--args",
-        '{"order_id":"HR20260628003","reason_category":"단순변심","reason":"마음이 바뀜"}',
+        json.dumps({"order_id": order.pk, "reason_category": "단순변심", "reason": "마음이 바뀜"}),
     )
     assert refused["ok"] is False
     assert refused["reason"] == "배송 완료 후 26일이 지나 반품 가능 기간(7일)을 넘었습니다."
 
     accepted = _run_tool(
-        "C003",
+        order.customer_id,
         "request_refund",
         "--args",
-        '{"order_id":"HR20260628003","reason_category":"상품하자","reason":"마음이 바뀜"}',
+        json.dumps({"order_id": order.pk, "reason_category": "상품하자", "reason": "마음이 바뀜"}),
     )
     assert accepted["ok"] is True and accepted["status"] == "승인대기"
     number = accepted["action_id"]
     assert number.startswith("A") and len(number) == 6
 
     call_command("decide", number, "--approve", "--by", "operator")
-    assert Order.objects.get(pk="HR20260628003").status == "RETURNED"
+    assert Order.objects.get(pk=order.pk).status == "RETURNED"
     with pytest.raises(CommandError, match="이미 '승인완료'"):
         call_command("decide", number, "--approve", "--by", "operator")
     assert ActionRecord.objects.get().events.filter(to_status="APPROVED").count() == 1
 
 
-def test_run_tool_records_staff_as_actor(shop):
-    _run_tool("C003", "request_refund", "--args", '{"order_id":"HR20260726002"}', "--by", "operator")
+def test_run_tool_records_staff_as_actor(operator):
+    order = OrderFactory(status=Order.Status.PREPARING)
+    _run_tool(order.customer_id, "request_refund", "--args", json.dumps({"order_id": order.pk}), "--by", "operator")
     event = ActionRecord.objects.get().events.get()
-    assert (event.actor_type, event.actor_label) == ("STAFF", "operator → C003")
+    assert (event.actor_type, event.actor_label) == ("STAFF", f"operator → {order.customer_id}")
 
 
-def test_decide_requires_a_user_with_permission(shop):
-    accepted = _run_tool("C003", "request_refund", "--args", '{"order_id":"HR20260726002"}')
+def test_decide_requires_a_user_with_permission(operator):
+    order = OrderFactory(status=Order.Status.PREPARING)
+    accepted = _run_tool(order.customer_id, "request_refund", "--args", json.dumps({"order_id": order.pk}))
     with pytest.raises(CommandError, match="권한"):
-        call_command("decide", accepted["action_id"], "--approve", "--by", "c003")
+        call_command("decide", accepted["action_id"], "--approve", "--by", order.customer.user.username)
     with pytest.raises(CommandError, match="찾을 수 없습니다"):
         call_command("decide", accepted["action_id"], "--approve", "--by", "nobody")
 

@@ -5,22 +5,21 @@ state in colour and in a word, flagged when at risk or overdue, met once the mon
 from datetime import datetime
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from actions import execution
 from actions.execution import ShopExecutor
 from actions.models import ActionEvent, ActionRecord
-from actions.services import action_decide, action_result_record, refund_request
+from actions.services import action_decide, action_result_record
+from actions.tests.factories import decider, refund_requested
 from common.actors import Actor
-from orders.models import Customer
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("shop_hours")]
 
 
 @pytest.fixture
-def operator(shop):
-    return get_user_model().objects.get(username="operator")
+def operator():
+    return decider(username="operator")
 
 
 @pytest.fixture
@@ -30,20 +29,8 @@ def shop_executes(monkeypatch):
     monkeypatch.setattr(execution, "_executor", lambda order_id: ShopExecutor("테스트 쇼핑몰"))
 
 
-def _requested_refund(reason: str) -> ActionRecord:
-    """C003's defect refund of HR20260721001, pending."""
-    c003 = Customer.objects.get(pk="C003")
-    return refund_request(
-        customer=c003,
-        order_id="HR20260721001",
-        reason=reason,
-        reason_category="DEFECT",
-        actor=Actor.customer_agent(c003),
-    ).record
-
-
 def _approved_refund(operator, settings) -> ActionRecord:
-    record = _requested_refund("밑창이 떨어졌어요")
+    record = refund_requested()
     settings.CS_NOW = "2026-08-13T15:00:00+09:00"  # Thursday
     return action_decide(number=record.number, approve=True, actor=operator)
 
@@ -94,7 +81,7 @@ def test_with_the_built_in_shop_the_money_moves_at_approval(client, operator, se
 
 
 def test_pending_and_rejected_requests_have_no_deadline(client, operator, settings):
-    record = _requested_refund("하자")
+    record = refund_requested(reason="하자")
     client.force_login(operator)
     page = client.get(reverse("admin:actions_actionrecord_change", args=[record.pk])).content.decode()
     assert 'id="cs-refund-deadline"' not in page

@@ -10,8 +10,7 @@ import pytest
 
 from chaos.proxy import TcpProxy
 from chaos.suite import Answer, check_drafts, check_stored
-from tickets.models import Ticket
-from tickets.services import ticket_create
+from drafts.tests.support import inquiry
 
 
 @pytest.mark.parametrize(
@@ -32,11 +31,9 @@ def test_answer_violations(status, content_type, retry_after, violation):
 
 
 @pytest.mark.django_db
-def test_check_drafts_reports_an_input_without_draft(c003, settings):
+def test_check_drafts_reports_an_input_without_draft(customer, settings):
     settings.CS_AI_DRAFTS_ENABLED = False  # the pipeline declines: the input stays without a draft
-    ticket = ticket_create(
-        customer=c003, category="배송", subject="s", body="배송 문의", source=Ticket.Source.API, author=c003.user
-    )
+    ticket = inquiry(customer, "배송 문의", subject="s")  # through ticket_create, as the API opens it
     check, states = check_drafts()
     assert not check.ok and states["missing"] == [ticket.pk]
     assert "0/1 complete" in check.detail

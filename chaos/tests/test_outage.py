@@ -72,19 +72,19 @@ def assert_json_answer(response) -> None:
 # --- Redis / broker down: no process needed, a refused port is the fault ----------------------------
 @pytest.mark.django_db(transaction=True)
 def test_throttle_fails_open_and_committed_inquiry_survives_a_dead_broker(
-    c003_api, offline_model, settings, celery_pools_reset
+    customer_api, offline_model, settings, celery_pools_reset
 ):
     _point_redis_at(settings, f"redis://127.0.0.1:{_dead_port()}/0")
 
-    listed = c003_api.get("/api/tickets/")
+    listed = customer_api.get("/api/tickets/")
     assert listed.status_code == 200  # the throttle's cache is unreachable: the request goes through
 
-    created = c003_api.post("/api/tickets/", {"category": "배송", "body": "배송이 늦어요"}, format="json")
+    created = customer_api.post("/api/tickets/", {"category": "배송", "body": "배송이 늦어요"}, format="json")
     assert created.status_code == 201, created.content[:300]
     ticket = Ticket.objects.get(pk=parse_number("T", created.json()["ticket_id"]))
     assert TicketMessage.objects.filter(ticket=ticket, body="배송이 늦어요").exists()
 
-    follow = c003_api.post(
+    follow = customer_api.post(
         f"/api/tickets/{created.json()['ticket_id']}/messages/", {"body": "확인 부탁드려요"}, format="json"
     )
     assert follow.status_code == 201
@@ -92,9 +92,9 @@ def test_throttle_fails_open_and_committed_inquiry_survives_a_dead_broker(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_chat_answers_while_cache_and_broker_are_down(c003_api, offline_model, settings, celery_pools_reset):
+def test_chat_answers_while_cache_and_broker_are_down(customer_api, offline_model, settings, celery_pools_reset):
     _point_redis_at(settings, f"redis://127.0.0.1:{_dead_port()}/0")
-    response = c003_api.post("/api/chat/", {"message": "상담원 연결해 주세요"}, format="json")
+    response = customer_api.post("/api/chat/", {"message": "상담원 연결해 주세요"}, format="json")
     assert_json_answer(response)
     assert response.status_code == 200
     assert ChatMessage.objects.filter(role="customer", content="상담원 연결해 주세요").count() == 1
@@ -104,7 +104,7 @@ def test_chat_answers_while_cache_and_broker_are_down(c003_api, offline_model, s
 @pytest.mark.redis
 @pytest.mark.django_db(transaction=True)
 def test_redis_outage_keeps_chat_and_tickets_answering_json(
-    c003_api, offline_model, settings, tmp_path, celery_pools_reset
+    customer_api, offline_model, settings, tmp_path, celery_pools_reset
 ):
     if shutil.which("redis-server") is None:
         if os.environ.get("CI") == "true":
@@ -117,8 +117,8 @@ def test_redis_outage_keeps_chat_and_tickets_answering_json(
     try:
         _point_redis_at(settings, server.url)
         # Up: the throttle counts in this Redis and the draft task is queued in it.
-        assert c003_api.get("/api/tickets/").status_code == 200
-        created = c003_api.post("/api/tickets/", {"body": "환불 문의드립니다"}, format="json")
+        assert customer_api.get("/api/tickets/").status_code == 200
+        created = customer_api.post("/api/tickets/", {"body": "환불 문의드립니다"}, format="json")
         assert created.status_code == 201
         client = redis.Redis.from_url(server.url)
         assert any(b"throttle" in key for key in client.keys("*")), "the throttle is not using the test's Redis"
@@ -127,11 +127,11 @@ def test_redis_outage_keeps_chat_and_tickets_answering_json(
 
         server.kill()
         answers = [
-            c003_api.get("/api/tickets/"),
-            c003_api.post("/api/tickets/", {"body": "장애 중 문의"}, format="json"),
-            c003_api.post(f"/api/tickets/{created.json()['ticket_id']}/messages/", {"body": "추가"}, format="json"),
-            c003_api.post("/api/chat/", {"message": "내 주문 조회"}, format="json"),
-            c003_api.get("/api/chat/" + str(Conversation.objects.order_by("-created_at").first().pk) + "/"),
+            customer_api.get("/api/tickets/"),
+            customer_api.post("/api/tickets/", {"body": "장애 중 문의"}, format="json"),
+            customer_api.post(f"/api/tickets/{created.json()['ticket_id']}/messages/", {"body": "추가"}, format="json"),
+            customer_api.post("/api/chat/", {"message": "내 주문 조회"}, format="json"),
+            customer_api.get("/api/chat/" + str(Conversation.objects.order_by("-created_at").first().pk) + "/"),
         ]
         for response in answers:
             assert_json_answer(response)
@@ -162,7 +162,7 @@ def through_proxy():
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_chat_reply_that_cannot_be_written_still_returns_conversation_id(c003_api, scripted_model):
+def test_chat_reply_that_cannot_be_written_still_returns_conversation_id(customer_api, scripted_model):
     with through_proxy() as proxy:
 
         def cut_then_answer(body: dict) -> dict:
@@ -170,7 +170,7 @@ def test_chat_reply_that_cannot_be_written_still_returns_conversation_id(c003_ap
             return text_message("답변입니다.")
 
         scripted_model.handler = cut_then_answer
-        response = c003_api.post("/api/chat/", {"message": "배송 언제 와요?"}, format="json")
+        response = customer_api.post("/api/chat/", {"message": "배송 언제 와요?"}, format="json")
         proxy.restore()
     assert response.status_code == 200, response.content[:300]
     body = response.json()
@@ -179,7 +179,7 @@ def test_chat_reply_that_cannot_be_written_still_returns_conversation_id(c003_ap
     assert list(conversation.messages.values_list("role", "content")) == [("customer", "배송 언제 와요?")]
     # The customer can continue the same conversation once the database is back.
     scripted_model.handler = lambda body: text_message("이어서 도와드릴게요.")
-    again = c003_api.post(
+    again = customer_api.post(
         "/api/chat/", {"message": "다시 물어볼게요", "conversation_id": body["conversation_id"]}, format="json"
     )
     assert again.status_code == 200 and again.json()["conversation_id"] == body["conversation_id"]
@@ -188,13 +188,13 @@ def test_chat_reply_that_cannot_be_written_still_returns_conversation_id(c003_ap
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_database_cut_answers_json_503_with_retry_after(c003_api, offline_model):
+def test_database_cut_answers_json_503_with_retry_after(customer_api, offline_model):
     with through_proxy() as proxy:
         proxy.cut()
         answers = [
-            c003_api.get("/api/tickets/"),
-            c003_api.post("/api/tickets/", {"body": "문의"}, format="json"),
-            c003_api.post("/api/chat/", {"message": "안녕하세요"}, format="json"),
+            customer_api.get("/api/tickets/"),
+            customer_api.post("/api/tickets/", {"body": "문의"}, format="json"),
+            customer_api.post("/api/chat/", {"message": "안녕하세요"}, format="json"),
         ]
         proxy.restore()
     for response in answers:

@@ -29,10 +29,10 @@ def ticket_calls(n: int) -> dict:
     return tool_calls_message([("create_ticket", {"category": "상담원연결", "summary": f"연결 {i}"}) for i in range(n)])
 
 
-def test_a_model_asking_for_sixteen_tickets_in_one_turn_opens_one(c003_api, scripted_model):
+def test_a_model_asking_for_sixteen_tickets_in_one_turn_opens_one(customer_api, scripted_model):
     # The finding: 4 rounds x 4 create_ticket calls made 16 tickets from one POST /api/chat/.
     scripted_model.push(*[ticket_calls(MAX_CALLS_PER_ROUND) for _ in range(MAX_ROUNDS)])
-    response = c003_api.post("/api/chat/", {"message": "상담원 연결해 주세요"}, format="json")
+    response = customer_api.post("/api/chat/", {"message": "상담원 연결해 주세요"}, format="json")
     assert response.status_code == 200
     assert Ticket.objects.count() == 1
     ticket = Ticket.objects.get()
@@ -42,11 +42,11 @@ def test_a_model_asking_for_sixteen_tickets_in_one_turn_opens_one(c003_api, scri
     assert len(scripted_model.requests) == MAX_ROUNDS  # the round bound still holds
 
 
-def test_asking_again_in_the_same_conversation_returns_the_open_handoff_ticket(c003_api, scripted_model):
+def test_asking_again_in_the_same_conversation_returns_the_open_handoff_ticket(customer_api, scripted_model):
     scripted_model.push(ticket_calls(1), text_message("접수했습니다."))
-    first = c003_api.post("/api/chat/", {"message": "상담원 연결"}, format="json").json()
+    first = customer_api.post("/api/chat/", {"message": "상담원 연결"}, format="json").json()
     scripted_model.push(ticket_calls(1), text_message("이미 접수되어 있습니다."))
-    second = c003_api.post(
+    second = customer_api.post(
         "/api/chat/", {"message": "다시 연결해 줘요", "conversation_id": first["conversation_id"]}, format="json"
     ).json()
     first_id = first["tool_results"][0]["ticket_id"]
@@ -55,49 +55,53 @@ def test_asking_again_in_the_same_conversation_returns_the_open_handoff_ticket(c
     assert str(Ticket.objects.get().chat_conversation_id) == first["conversation_id"]
     # A new conversation is a new handoff.
     scripted_model.push(ticket_calls(1), text_message("접수했습니다."))
-    third = c003_api.post("/api/chat/", {"message": "상담원 연결"}, format="json").json()
+    third = customer_api.post("/api/chat/", {"message": "상담원 연결"}, format="json").json()
     assert third["tool_results"][0]["ticket_id"] != first_id
     assert Ticket.objects.count() == 2
 
 
-def test_a_closed_handoff_ticket_lets_the_conversation_open_a_new_one(c003_api, scripted_model):
+def test_a_closed_handoff_ticket_lets_the_conversation_open_a_new_one(customer_api, scripted_model):
     scripted_model.push(ticket_calls(1), text_message("접수했습니다."))
-    first = c003_api.post("/api/chat/", {"message": "상담원 연결"}, format="json").json()
+    first = customer_api.post("/api/chat/", {"message": "상담원 연결"}, format="json").json()
     Ticket.objects.update(status=Ticket.Status.CLOSED)
     scripted_model.push(ticket_calls(1), text_message("접수했습니다."))
-    c003_api.post(
+    customer_api.post(
         "/api/chat/", {"message": "또 연결", "conversation_id": first["conversation_id"]}, format="json"
     ).json()
     assert list(Ticket.objects.order_by("id").values_list("status", flat=True)) == ["CLOSED", "OPEN"]
 
 
-def test_the_database_refuses_a_second_open_handoff_ticket_for_a_conversation(c003):
+def test_the_database_refuses_a_second_open_handoff_ticket_for_a_conversation(customer):
     key = uuid.uuid4()
-    Ticket.objects.create(customer=c003, subject="a", chat_conversation_id=key)
+    Ticket.objects.create(customer=customer, subject="a", chat_conversation_id=key)
     with pytest.raises(IntegrityError), transaction.atomic():
-        Ticket.objects.create(customer=c003, subject="b", chat_conversation_id=key, status=Ticket.Status.ANSWERED)
-    Ticket.objects.create(customer=c003, subject="c", chat_conversation_id=key, status=Ticket.Status.CLOSED)
-    Ticket.objects.create(customer=c003, subject="d")  # tickets without a conversation are not limited
-    Ticket.objects.create(customer=c003, subject="e")
+        Ticket.objects.create(customer=customer, subject="b", chat_conversation_id=key, status=Ticket.Status.ANSWERED)
+    Ticket.objects.create(customer=customer, subject="c", chat_conversation_id=key, status=Ticket.Status.CLOSED)
+    Ticket.objects.create(customer=customer, subject="d")  # tickets without a conversation are not limited
+    Ticket.objects.create(customer=customer, subject="e")
 
 
-def test_model_failures_in_one_conversation_share_one_ticket(c003_api, scripted_model):
+def test_model_failures_in_one_conversation_share_one_ticket(customer_api, scripted_model):
     scripted_model.push(Fault(500), Fault(500))
-    first = c003_api.post("/api/chat/", {"message": "첫 질문"}, format="json").json()
+    first = customer_api.post("/api/chat/", {"message": "첫 질문"}, format="json").json()
     scripted_model.push(Fault(500), Fault(500))
-    c003_api.post("/api/chat/", {"message": "두 번째 질문", "conversation_id": first["conversation_id"]}, format="json")
+    customer_api.post(
+        "/api/chat/", {"message": "두 번째 질문", "conversation_id": first["conversation_id"]}, format="json"
+    )
     ticket = Ticket.objects.get()
     assert list(ticket.messages.values_list("body", flat=True)) == ["첫 질문", "두 번째 질문"]
     assert ChatMessage.objects.filter(outcome=ChatMessage.Outcome.MODEL_FAILED).count() == 2
 
 
-def test_over_the_minute_budget_the_chat_answers_429_in_korean_and_stores_nothing(c003_api, scripted_model, settings):
+def test_over_the_minute_budget_the_chat_answers_429_in_korean_and_stores_nothing(
+    customer_api, scripted_model, settings
+):
     settings.CS_MODEL_BUDGET_PER_MINUTE = 3
     scripted_model.push(text_message("네"), text_message("네"), text_message("네"))
     for _ in range(3):
-        assert c003_api.post("/api/chat/", {"message": "안녕"}, format="json").status_code == 200
+        assert customer_api.post("/api/chat/", {"message": "안녕"}, format="json").status_code == 200
     stored = ChatMessage.objects.count()
-    response = c003_api.post("/api/chat/", {"message": "안녕"}, format="json")
+    response = customer_api.post("/api/chat/", {"message": "안녕"}, format="json")
     assert response.status_code == 429
     assert response.json() == {"code": "model_budget_exceeded", "detail": response.json()["detail"]}
     assert "잠시 후" in response.json()["detail"]
@@ -106,47 +110,47 @@ def test_over_the_minute_budget_the_chat_answers_429_in_korean_and_stores_nothin
     assert LLMCall.objects.count() == 3
 
 
-def test_a_turn_that_runs_out_of_budget_stops_calling_the_model(c003_api, scripted_model, settings):
+def test_a_turn_that_runs_out_of_budget_stops_calling_the_model(customer_api, scripted_model, settings):
     settings.CS_MODEL_BUDGET_PER_MINUTE = 2
     scripted_model.push(*[tool_calls_message([("get_my_orders", {})]) for _ in range(MAX_ROUNDS)])
-    response = c003_api.post("/api/chat/", {"message": "주문 보여줘"}, format="json")
+    response = customer_api.post("/api/chat/", {"message": "주문 보여줘"}, format="json")
     assert response.status_code == 200
     assert len(scripted_model.requests) == 2
     assert ChatMessage.objects.get(role="assistant").outcome == ChatMessage.Outcome.BOUNDED
 
 
-def test_day_budget_counts_inquiries_and_follow_ups_and_says_tomorrow(c003_api, settings):
+def test_day_budget_counts_inquiries_and_follow_ups_and_says_tomorrow(customer_api, settings):
     settings.CS_MODEL_BUDGET_PER_DAY = 8
     settings.CS_MODEL_BUDGET_DRAFT_COST = 4
     settings.CS_AI_DRAFTS_ENABLED = False
-    ticket_id = c003_api.post("/api/tickets/", {"body": "문의"}, format="json").json()["ticket_id"]
-    assert c003_api.post(f"/api/tickets/{ticket_id}/messages/", {"body": "추가"}, format="json").status_code == 201
-    response = c003_api.post(f"/api/tickets/{ticket_id}/messages/", {"body": "또 추가"}, format="json")
+    ticket_id = customer_api.post("/api/tickets/", {"body": "문의"}, format="json").json()["ticket_id"]
+    assert customer_api.post(f"/api/tickets/{ticket_id}/messages/", {"body": "추가"}, format="json").status_code == 201
+    response = customer_api.post(f"/api/tickets/{ticket_id}/messages/", {"body": "또 추가"}, format="json")
     assert response.status_code == 429 and "내일" in response.json()["detail"]
     assert int(response["Retry-After"]) <= 24 * 3600
     assert Ticket.objects.get().messages.count() == 2
 
 
-def test_follow_up_flood_on_a_ticket_is_throttled(c003_api, settings, monkeypatch):
+def test_follow_up_flood_on_a_ticket_is_throttled(customer_api, settings, monkeypatch):
     settings.CS_AI_DRAFTS_ENABLED = False
     # DRF reads the rates once at import; this is the test settings' value for the scope.
     monkeypatch.setitem(TicketMessageThrottle.THROTTLE_RATES, "ticket_message", "3/min")
-    ticket_id = c003_api.post("/api/tickets/", {"body": "문의"}, format="json").json()["ticket_id"]
+    ticket_id = customer_api.post("/api/tickets/", {"body": "문의"}, format="json").json()["ticket_id"]
     codes = [
-        c003_api.post(f"/api/tickets/{ticket_id}/messages/", {"body": f"추가 {i}"}, format="json").status_code
+        customer_api.post(f"/api/tickets/{ticket_id}/messages/", {"body": f"추가 {i}"}, format="json").status_code
         for i in range(5)
     ]
     assert codes == [201, 201, 201, 429, 429]
-    last = c003_api.post(f"/api/tickets/{ticket_id}/messages/", {"body": "x"}, format="json")
+    last = customer_api.post(f"/api/tickets/{ticket_id}/messages/", {"body": "x"}, format="json")
     assert last.json()["code"] == "throttled" and last.has_header("Retry-After")
     assert Ticket.objects.get().messages.count() == 4
 
 
-def test_budget_fails_open_when_the_cache_is_down(c003_api, scripted_model, settings):
+def test_budget_fails_open_when_the_cache_is_down(customer_api, scripted_model, settings):
     settings.CACHES = {"default": {"BACKEND": "common.cache.RedisCache", "LOCATION": "redis://127.0.0.1:1/0"}}
     settings.CS_MODEL_BUDGET_PER_MINUTE = 0  # would refuse everything, were it reachable
     scripted_model.push(text_message("네"))
-    response = c003_api.post("/api/chat/", {"message": "안녕"}, format="json")
+    response = customer_api.post("/api/chat/", {"message": "안녕"}, format="json")
     assert response.status_code == 200 and response.json()["reply"] == "네"
 
 

@@ -27,9 +27,9 @@ def fast_timeout(settings, scripted_model):
 
 
 @pytest.mark.parametrize("fault", FAULTS.values(), ids=FAULTS.keys())
-def test_fault_then_fallback_answers(c003_api, fast_timeout, fault):
+def test_fault_then_fallback_answers(customer_api, fast_timeout, fault):
     fast_timeout.push(fault, text_message("대체 모델이 답합니다."))
-    response = c003_api.post("/api/chat/", {"message": "안녕하세요"}, format="json")
+    response = customer_api.post("/api/chat/", {"message": "안녕하세요"}, format="json")
     assert response.json()["reply"] == "대체 모델이 답합니다."
     assert fast_timeout.models_seen == ["fast-model", "strong-model"]
     assert list(LLMCall.objects.order_by("id").values_list("outcome", "is_fallback")) == [
@@ -40,10 +40,10 @@ def test_fault_then_fallback_answers(c003_api, fast_timeout, fault):
 
 
 @pytest.mark.parametrize("fault", FAULTS.values(), ids=FAULTS.keys())
-def test_fault_on_both_models_ends_in_apology_and_ticket(c003_api, fast_timeout, fault):
+def test_fault_on_both_models_ends_in_apology_and_ticket(customer_api, fast_timeout, fault):
     fast_timeout.push(fault, fault)
     text = "결제가 두 번 됐어요. 확인 부탁드립니다."
-    response = c003_api.post("/api/chat/", {"message": text}, format="json")
+    response = customer_api.post("/api/chat/", {"message": text}, format="json")
     assert response.status_code == 200
     body = response.json()
     ticket = Ticket.objects.get()
@@ -65,7 +65,7 @@ def test_fault_on_both_models_ends_in_apology_and_ticket(c003_api, fast_timeout,
 
 
 @pytest.mark.django_db(transaction=True)
-def test_message_is_stored_before_the_model_is_called(c003_api, scripted_model):
+def test_message_is_stored_before_the_model_is_called(customer_api, scripted_model):
     from django.db import connection
 
     seen = []
@@ -77,5 +77,5 @@ def test_message_is_stored_before_the_model_is_called(c003_api, scripted_model):
         return text_message("네")
 
     scripted_model.handler = handler
-    c003_api.post("/api/chat/", {"message": "먼저 저장되나요?"}, format="json")
+    customer_api.post("/api/chat/", {"message": "먼저 저장되나요?"}, format="json")
     assert seen == [True]

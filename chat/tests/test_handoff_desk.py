@@ -5,6 +5,7 @@
 import pytest
 
 from llm.testing import Fault
+from orders.tests.factories import OrderFactory
 from tickets.models import Ticket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("shop_hours")]
@@ -19,11 +20,14 @@ def say(api, message, conversation_id=None):
     return response.json()
 
 
-def test_a_person_asked_for_after_a_refused_refund_gets_the_ticket_sooner(c003_api, offline_model, settings):
+def test_a_person_asked_for_after_a_refused_refund_gets_the_ticket_sooner(
+    customer, customer_api, offline_model, settings
+):
     settings.CS_NOW = "2026-08-14T10:00:00+09:00"  # open: no notice
-    refused = say(c003_api, "HR20260628003 환불해 주세요 단순변심이에요")  # 26 days after delivery: refused
+    order = OrderFactory(customer=customer, delivered_days_ago=26)
+    refused = say(customer_api, f"{order.order_id} 환불해 주세요 단순변심이에요")  # past the change-of-mind window
     assert [r["ok"] for r in refused["tool_results"] if r["tool"] == "request_refund"] == [False]
-    body = say(c003_api, "상담원 연결해 주세요", refused["conversation_id"])
+    body = say(customer_api, "상담원 연결해 주세요", refused["conversation_id"])
     ticket = Ticket.objects.get()
     assert (ticket.priority, ticket.category) == ("HIGH", "CALLBACK")
     created = ticket.events.get(type="CREATED").payload
@@ -31,23 +35,23 @@ def test_a_person_asked_for_after_a_refused_refund_gets_the_ticket_sooner(c003_a
     assert NOTICE not in body["reply"] and "운영시간" not in body["reply"]
 
 
-def test_without_a_refusal_a_callback_is_normal(c003_api, offline_model, settings):
+def test_without_a_refusal_a_callback_is_normal(customer_api, offline_model, settings):
     settings.CS_NOW = "2026-08-14T10:00:00+09:00"
-    say(c003_api, "상담원 연결해 주세요")
+    say(customer_api, "상담원 연결해 주세요")
     assert Ticket.objects.get().priority == "NORMAL"
 
 
-def test_outside_business_hours_the_reply_says_when_a_person_answers(c003_api, offline_model, settings):
+def test_outside_business_hours_the_reply_says_when_a_person_answers(customer_api, offline_model, settings):
     settings.CS_NOW = "2026-08-14T19:10:00+09:00"  # Friday evening; Monday is 광복절 대체공휴일
-    body = say(c003_api, "상담원 연결해 주세요")
+    body = say(customer_api, "상담원 연결해 주세요")
     assert body["reply"].endswith(NOTICE)
     assert body["reply"].count("운영시간") == 1
 
 
-def test_a_model_failure_outside_business_hours_says_it_too(c003_api, scripted_model, settings):
+def test_a_model_failure_outside_business_hours_says_it_too(customer_api, scripted_model, settings):
     settings.CS_NOW = "2026-08-15T11:00:00+09:00"  # Saturday
     scripted_model.handler = lambda body: Fault(500)
-    body = say(c003_api, "결제가 두 번 됐어요")
+    body = say(customer_api, "결제가 두 번 됐어요")
     ticket = Ticket.objects.get()
     assert ticket.source == "CHAT_FAILURE" and ticket.number in body["reply"]
     assert body["reply"].endswith(NOTICE)

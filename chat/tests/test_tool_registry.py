@@ -23,6 +23,7 @@ from chat.tools import (
 from llm.testing import text_message, tool_calls_message
 from orders.models import Order
 from orders.selectors import customer_order_get
+from orders.tests.factories import OrderFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -70,8 +71,8 @@ def test_a_tool_without_a_label_is_not_registered(db):
     assert "get_order_status" not in TOOLS
 
 
-def test_a_registered_tool_is_offered_to_the_model_with_its_schema(c003, order_status_tool):
-    registry = make_action_tools(c003)
+def test_a_registered_tool_is_offered_to_the_model_with_its_schema(customer, order_status_tool):
+    registry = make_action_tools(customer)
     assert registry.names == [*SEED_TOOLS, "get_order_status"]
     spec = registry.specs()[-1]["function"]
     assert spec["name"] == "get_order_status"
@@ -79,19 +80,22 @@ def test_a_registered_tool_is_offered_to_the_model_with_its_schema(c003, order_s
     assert "title" not in spec["parameters"]["properties"]["order_id"]
 
 
-def test_a_registered_tool_runs_in_a_chat_turn_for_the_bound_customer_only(c003_api, scripted_model, order_status_tool):
-    foreign = Order.objects.exclude(customer_id="C003").first()
+def test_a_registered_tool_runs_in_a_chat_turn_for_the_bound_customer_only(
+    customer, customer_api, scripted_model, order_status_tool
+):
+    mine = OrderFactory(customer=customer, status=Order.Status.PREPARING)
+    foreign = OrderFactory()
     scripted_model.push(
         tool_calls_message(
             [
-                ("get_order_status", {"order_id": "HR20260726002"}),
+                ("get_order_status", {"order_id": mine.pk}),
                 ("get_order_status", {"order_id": foreign.pk, "customer_id": foreign.customer_id}),
                 ("get_order_status", {}),
             ]
         ),
         text_message("주문 상태를 안내드립니다."),
     )
-    response = c003_api.post("/api/chat/", {"message": "주문 상태 알려 주세요"}, format="json")
+    response = customer_api.post("/api/chat/", {"message": "주문 상태 알려 주세요"}, format="json")
     assert response.status_code == 200, response.content
     results = response.json()["tool_results"]
     assert [(r["tool"], r["tool_label"], r["ok"]) for r in results] == [
@@ -112,7 +116,7 @@ def test_a_registered_tool_runs_in_a_chat_turn_for_the_bound_customer_only(c003_
         False,
     ]
     tool_messages = [m for m in scripted_model.requests[1]["messages"] if m["role"] == "tool"]
-    assert Order.objects.get(pk="HR20260726002").get_status_display() in tool_messages[0]["content"]
+    assert Order.objects.get(pk=mine.pk).get_status_display() in tool_messages[0]["content"]
     assert "invalid_arguments" in tool_messages[2]["content"]
 
 
@@ -167,16 +171,18 @@ def test_the_api_fields_of_a_tool_result_are_the_typed_results_fields():
     assert required == {"tool", "tool_label", "ok"}
 
 
-def test_a_result_stored_before_results_had_labels_is_shown_with_them(c003_api, scripted_model):
+def test_a_result_stored_before_results_had_labels_is_shown_with_them(customer_api, scripted_model):
     scripted_model.push(text_message("네"))
-    conversation_id = c003_api.post("/api/chat/", {"message": "안녕하세요"}, format="json").json()["conversation_id"]
+    conversation_id = customer_api.post("/api/chat/", {"message": "안녕하세요"}, format="json").json()[
+        "conversation_id"
+    ]
     ChatMessage.objects.filter(role="assistant").update(
         tool_results=[
             {"tool": "request_exchange", "ok": False, "reason": "사유를 골라 주세요", "needs_clarification": True},
             {"tool": "create_ticket", "ok": True, "ticket_id": "T00001", "status": "OPEN", "status_display": "접수"},
         ]
     )
-    shown = c003_api.get(f"/api/chat/{conversation_id}/").json()["messages"][-1]["tool_results"]
+    shown = customer_api.get(f"/api/chat/{conversation_id}/").json()["messages"][-1]["tool_results"]
     assert [(r["tool_label"], r.get("choices")) for r in shown] == [
         ("교환 접수", CLARIFY_CHOICES),
         ("상담 요청 접수", None),

@@ -32,11 +32,11 @@ def _turn(api, scripted_model, conversation_id: str | None) -> tuple[str, int]:
     return response.json()["conversation_id"], counts["_redact_now"]
 
 
-def test_a_turn_masks_only_what_is_new_however_long_the_conversation(c003_api, scripted_model):
-    conversation_id, _ = _turn(c003_api, scripted_model, None)
+def test_a_turn_masks_only_what_is_new_however_long_the_conversation(customer_api, scripted_model):
+    conversation_id, _ = _turn(customer_api, scripted_model, None)
     masked = []
     for _ in range(8):
-        conversation_id, count = _turn(c003_api, scripted_model, conversation_id)
+        conversation_id, count = _turn(customer_api, scripted_model, conversation_id)
         masked.append(count)
     # Per turn: the new message (as the current turn, then on the wire) and the previous turn's two messages in
     # their history form; never the whole history again.

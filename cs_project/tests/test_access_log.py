@@ -11,26 +11,31 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from accounts.services import token_issue
+from common.tests.factories import superuser
 from cs_project.tests.helpers import customer_inquiry
 from drafts.models import Draft
-from orders.models import Customer, Order
+from orders.models import Order
+from orders.tests.factories import CustomerFactory, OrderFactory, desk_operator
 from privacy.models import AccessLogAppendOnly, AccessRecord
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+VIEWED, INQUIRER = "K001", "K002"
+
 
 @pytest.fixture
-def world(shop_knowledge, offline_model):
-
-    c005 = Customer.objects.select_related("user").get(pk="C005")
-    ticket = customer_inquiry(c005)
+def world(offline_model):
+    """A customer with orders, whose pages are looked at, and another whose error inquiry has its draft."""
+    viewed = CustomerFactory(customer_id=VIEWED)
+    OrderFactory(customer=viewed, delivered_days_ago=2)
+    OrderFactory(customer=viewed, status=Order.Status.PREPARING)
+    ticket = customer_inquiry(CustomerFactory(customer_id=INQUIRER))
     draft = Draft.objects.get(ticket=ticket, status="GENERATED")
-    users = get_user_model().objects
     return {
         "ticket": ticket,
         "draft": draft,
-        "operator": users.get(username="operator"),
-        "admin": users.get(username="admin"),
+        "operator": desk_operator(username="operator"),
+        "admin": superuser(username="admin"),
     }
 
 
@@ -57,13 +62,13 @@ def _records() -> list[tuple]:
 
 def test_each_admin_page_of_customer_data_writes_exactly_one_record(world):
     ticket, draft = world["ticket"], world["draft"]
-    order = Order.objects.filter(customer_id="C003").first()
+    order = Order.objects.filter(customer_id=VIEWED).first()
     client = _admin(world["operator"])
     pages = [
-        (reverse("admin:orders_customer_change", args=["C003"]), ("CUSTOMER", "C003", "C003")),
-        (reverse("admin:orders_order_change", args=[order.pk]), ("ORDER", order.pk, "C003")),
-        (reverse("admin:tickets_ticket_change", args=[ticket.pk]), ("TICKET", str(ticket.pk), "C005")),
-        (reverse("admin:drafts_draft_change", args=[draft.pk]), ("DRAFT", str(draft.pk), "C005")),
+        (reverse("admin:orders_customer_change", args=[VIEWED]), ("CUSTOMER", VIEWED, VIEWED)),
+        (reverse("admin:orders_order_change", args=[order.pk]), ("ORDER", order.pk, VIEWED)),
+        (reverse("admin:tickets_ticket_change", args=[ticket.pk]), ("TICKET", str(ticket.pk), INQUIRER)),
+        (reverse("admin:drafts_draft_change", args=[draft.pk]), ("DRAFT", str(draft.pk), INQUIRER)),
     ]
     for url, (object_type, object_id, customer) in pages:
         before = AccessRecord.objects.count()
@@ -78,13 +83,13 @@ def test_each_admin_page_of_customer_data_writes_exactly_one_record(world):
 
 def test_each_staff_api_view_of_customer_data_writes_exactly_one_record(world):
     ticket, draft = world["ticket"], world["draft"]
-    order = Order.objects.filter(customer_id="C003").first()
+    order = Order.objects.filter(customer_id=VIEWED).first()
     api = _api(world["operator"])
     calls = [
-        ("/api/ops/customers/C003/", ("CUSTOMER", "C003", "C003")),
-        (f"/api/ops/orders/{order.pk}/", ("ORDER", order.pk, "C003")),
-        (f"/api/ops/tickets/{ticket.number}/", ("TICKET", str(ticket.pk), "C005")),
-        (f"/api/ops/drafts/{draft.pk}/", ("DRAFT", str(draft.pk), "C005")),
+        (f"/api/ops/customers/{VIEWED}/", ("CUSTOMER", VIEWED, VIEWED)),
+        (f"/api/ops/orders/{order.pk}/", ("ORDER", order.pk, VIEWED)),
+        (f"/api/ops/tickets/{ticket.number}/", ("TICKET", str(ticket.pk), INQUIRER)),
+        (f"/api/ops/drafts/{draft.pk}/", ("DRAFT", str(draft.pk), INQUIRER)),
     ]
     for url, (object_type, object_id, customer) in calls:
         before = AccessRecord.objects.count()
@@ -99,8 +104,8 @@ def test_each_staff_api_view_of_customer_data_writes_exactly_one_record(world):
 
 def test_a_refused_or_missing_page_writes_no_record(world):
     bare = get_user_model().objects.create_user("staff-bare", password="x", is_staff=True)
-    assert _admin(bare).get(reverse("admin:orders_customer_change", args=["C003"])).status_code == 403
-    assert _api(bare).get("/api/ops/customers/C003/").status_code == 403
+    assert _admin(bare).get(reverse("admin:orders_customer_change", args=[VIEWED])).status_code == 403
+    assert _api(bare).get(f"/api/ops/customers/{VIEWED}/").status_code == 403
     assert _api(world["operator"]).get("/api/ops/customers/C999/").status_code == 404
     assert AccessRecord.objects.count() == 0
 
@@ -108,19 +113,19 @@ def test_a_refused_or_missing_page_writes_no_record(world):
 def test_export_without_a_reason_is_refused_and_with_one_is_recorded_with_it(world):
     api = _api(world["operator"])
     for body in ({}, {"reason": ""}, {"reason": "   "}):
-        response = api.post("/api/ops/customers/C003/export/", body, format="json")
+        response = api.post(f"/api/ops/customers/{VIEWED}/export/", body, format="json")
         assert response.status_code == 400, body
         assert "reason" in response.json()["errors"]
         assert "orders" not in response.json()
     assert not AccessRecord.objects.filter(action="EXPORT").exists()
 
-    response = api.post("/api/ops/customers/C003/export/", {"reason": "고객 열람 요구 대응"}, format="json")
+    response = api.post(f"/api/ops/customers/{VIEWED}/export/", {"reason": "고객 열람 요구 대응"}, format="json")
     assert response.status_code == 200
     assert {o["order_id"] for o in response.json()["orders"]} == set(
-        Order.objects.filter(customer_id="C003").values_list("order_id", flat=True)
+        Order.objects.filter(customer_id=VIEWED).values_list("order_id", flat=True)
     )
     assert list(AccessRecord.objects.filter(action="EXPORT").values_list("operator", "customer_id", "reason")) == [
-        ("operator", "C003", "고객 열람 요구 대응")
+        ("operator", VIEWED, "고객 열람 요구 대응")
     ]
     # The database refuses an export row without a reason, whoever writes it.
     with pytest.raises(IntegrityError), transaction.atomic():
@@ -132,13 +137,13 @@ def test_export_without_a_reason_is_refused_and_with_one_is_recorded_with_it(wor
 def test_records_cannot_be_changed_or_deleted_by_anyone(world):
     superuser = world["admin"]
     admin = _admin(superuser)
-    admin.get(reverse("admin:orders_customer_change", args=["C003"]))
+    admin.get(reverse("admin:orders_customer_change", args=[VIEWED]))
     record = AccessRecord.objects.get()
     # The admin: no add, change or delete, not even for a superuser.
     change = reverse("admin:privacy_accessrecord_change", args=[record.pk])
     page = admin.get(change)
     assert page.status_code == 200 and b'name="_save"' not in page.content
-    assert admin.post(change, {"operator": "someone-else", "customer_id": "C001"}).status_code == 403
+    assert admin.post(change, {"operator": "someone-else", "customer_id": INQUIRER}).status_code == 403
     assert admin.get(reverse("admin:privacy_accessrecord_delete", args=[record.pk])).status_code == 403
     assert (
         admin.post(reverse("admin:privacy_accessrecord_delete", args=[record.pk]), {"post": "yes"}).status_code == 403
@@ -170,7 +175,7 @@ def test_postgres_refuses_update_and_delete_outside_the_purge(world):
     from common.clock import now
     from privacy.services import access_records_purge
 
-    _admin(world["admin"]).get(reverse("admin:orders_customer_change", args=["C003"]))
+    _admin(world["admin"]).get(reverse("admin:orders_customer_change", args=[VIEWED]))
     table = AccessRecord._meta.db_table
     for sql in (f"UPDATE {table} SET operator = 'x'", f"DELETE FROM {table}"):
         with pytest.raises(Exception, match="append-only"), transaction.atomic(), connection.cursor() as cursor:

@@ -30,6 +30,7 @@ from llm.client import clean_json_text
 from llm.testing import text_message, tool_calls_message
 from metrics.policy import range_problem
 from orders.models import Order
+from orders.tests.factories import OrderFactory, desk_operator
 from testsupport.schema import openapi_document
 from tickets.models import Ticket
 
@@ -48,9 +49,10 @@ def error(response, status: int, code: str | None = None) -> dict:
 
 
 @pytest.fixture
-def staff_api(operator_user):
+def staff_api(db):
+    operator = desk_operator()
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token_issue(user=operator_user, actor=operator_user)[1]}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_issue(user=operator, actor=operator)[1]}")
     return client
 
 
@@ -80,18 +82,18 @@ def test_a_crash_answers_json_500_logged_without_the_traceback(settings, caplog,
 
 
 @pytest.mark.django_db
-def test_validation_errors_carry_field_errors_next_to_code_and_detail(c003_api):
-    body = error(c003_api.post("/api/tickets/", {"body": ""}, format="json"), 400, "invalid")
+def test_validation_errors_carry_field_errors_next_to_code_and_detail(customer_api):
+    body = error(customer_api.post("/api/tickets/", {"body": ""}, format="json"), 400, "invalid")
     assert set(body) == {"code", "detail", "errors"} and "body" in body["errors"]
     assert body["detail"].startswith("body: ")
 
 
 @pytest.mark.django_db
-def test_auth_permission_method_and_media_type_errors_have_the_shape(c003_api, client):
+def test_auth_permission_method_and_media_type_errors_have_the_shape(customer_api, client):
     assert error(client.get("/api/orders/"), 401, "not_authenticated")
-    assert error(c003_api.get("/api/ops/tickets/"), 403, "permission_denied")
-    assert error(c003_api.delete("/api/orders/"), 405, "method_not_allowed")
-    assert error(c003_api.post("/api/chat/", "message=x", content_type="text/csv"), 415, "unsupported_media_type")
+    assert error(customer_api.get("/api/ops/tickets/"), 403, "permission_denied")
+    assert error(customer_api.delete("/api/orders/"), 405, "method_not_allowed")
+    assert error(customer_api.post("/api/chat/", "message=x", content_type="text/csv"), 415, "unsupported_media_type")
     # A number or a boolean where the document says string is refused, not stored as its str().
     for path, body in (
         ("/api/tickets/", {"body": 0}),
@@ -99,14 +101,14 @@ def test_auth_permission_method_and_media_type_errors_have_the_shape(c003_api, c
         ("/api/chat/", {"message": 12}),
         ("/api/auth/token/", {"username": 3, "password": "x"}),
     ):
-        assert error(c003_api.post(path, body, format="json"), 400, "invalid"), path
+        assert error(customer_api.post(path, body, format="json"), 400, "invalid"), path
     # maxLength counts what was sent, before any trimming (U+001F is whitespace to Python's strip()).
     too_long = "\u001f" + "가" * 4000
-    assert error(c003_api.post("/api/tickets/", {"body": too_long}, format="json"), 400, "invalid")
+    assert error(customer_api.post("/api/tickets/", {"body": too_long}, format="json"), 400, "invalid")
     # A form body too: the API reads JSON only (a form has no null; `conversation_id=` once slipped through).
-    form = c003_api.post("/api/chat/", {"message": "0", "conversation_id": ""}, format="multipart")
+    form = customer_api.post("/api/chat/", {"message": "0", "conversation_id": ""}, format="multipart")
     assert error(form, 415, "unsupported_media_type")
-    urlencoded = c003_api.post(
+    urlencoded = customer_api.post(
         "/api/chat/", "message=0&conversation_id=", content_type="application/x-www-form-urlencoded"
     )
     assert error(urlencoded, 415, "unsupported_media_type")
@@ -117,33 +119,33 @@ def test_auth_permission_method_and_media_type_errors_have_the_shape(c003_api, c
 
 
 @pytest.mark.django_db
-def test_malformed_json_answers_400_parse_error(c003_api, client):
-    assert error(c003_api.post("/api/chat/", "{nope", content_type="application/json"), 400, "parse_error")
+def test_malformed_json_answers_400_parse_error(customer_api, client):
+    assert error(customer_api.post("/api/chat/", "{nope", content_type="application/json"), 400, "parse_error")
     assert error(client.post("/api/auth/token/", "{nope", content_type="application/json"), 400, "parse_error")
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("depth", [40, 5_000, 200_000])
-def test_deeply_nested_json_answers_400_also_on_the_anonymous_token_endpoint(c003_api, client, depth):
+def test_deeply_nested_json_answers_400_also_on_the_anonymous_token_endpoint(customer_api, client, depth):
     nested = "[" * depth + "]" * depth
-    assert error(c003_api.post("/api/chat/", nested, content_type="application/json"), 400, "parse_error")
+    assert error(customer_api.post("/api/chat/", nested, content_type="application/json"), 400, "parse_error")
     assert error(client.post("/api/auth/token/", nested, content_type="application/json"), 400, "parse_error")
     objects = '{"a":' * depth + "1" + "}" * depth
     assert error(client.post("/api/auth/token/", objects, content_type="application/json"), 400, "parse_error")
 
 
 @pytest.mark.django_db
-def test_oversize_body_answers_json_413(c003_api, client, settings):
+def test_oversize_body_answers_json_413(customer_api, client, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
     big = json.dumps({"message": "가" * 10_000})
-    assert error(c003_api.post("/api/chat/", big, content_type="application/json"), 413, "payload_too_large")
+    assert error(customer_api.post("/api/chat/", big, content_type="application/json"), 413, "payload_too_large")
     assert error(client.post("/api/auth/token/", big, content_type="application/json"), 413, "payload_too_large")
     assert not ChatMessage.objects.exists()
 
 
 @pytest.mark.django_db
 def test_more_query_parameters_than_django_reads_answer_400_without_an_error_log(
-    c003_api, client, staff_api, caplog, settings
+    customer_api, client, staff_api, caplog, settings
 ):
     """Django refuses to parse more than DATA_UPLOAD_MAX_NUMBER_FIELDS (1,000) fields; every DRF view reads the
     query string, so it was a 500 with a traceback in the error log on any /api/ URL."""
@@ -151,10 +153,10 @@ def test_more_query_parameters_than_django_reads_answer_400_without_an_error_log
     too_many = "&".join(f"f{i}=1" for i in range(limit + 1))
     with caplog.at_level(logging.WARNING):
         answers = [
-            c003_api.get(f"/api/orders/?{too_many}"),
-            c003_api.get(f"/api/ping/?{too_many}"),
-            c003_api.post(f"/api/chat/?{too_many}", {"message": "안녕하세요"}, format="json"),
-            client.post(f"/api/auth/token/?{too_many}", {"username": "c003"}, content_type="application/json"),
+            customer_api.get(f"/api/orders/?{too_many}"),
+            customer_api.get(f"/api/ping/?{too_many}"),
+            customer_api.post(f"/api/chat/?{too_many}", {"message": "안녕하세요"}, format="json"),
+            client.post(f"/api/auth/token/?{too_many}", {"username": "kim"}, content_type="application/json"),
             staff_api.get(f"/api/ops/tickets/?{too_many}"),
         ]
         # The schema view renders its answers as YAML: the error middleware gives it the generic JSON 400.
@@ -166,7 +168,7 @@ def test_more_query_parameters_than_django_reads_answer_400_without_an_error_log
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert not ChatMessage.objects.exists()
     just_enough = "&".join(f"f{i}=1" for i in range(limit - 1))
-    assert c003_api.get(f"/api/ping/?{just_enough}").status_code == 200
+    assert customer_api.get(f"/api/ping/?{just_enough}").status_code == 200
 
 
 def test_the_parser_bounds_a_body_without_content_length(settings):
@@ -231,42 +233,43 @@ def test_parse_number_reads_canonical_numbers():
 
 
 @pytest.mark.django_db
-def test_non_ascii_digit_ids_are_not_found_on_every_id_route(c003, c003_api, staff_api):
-    ticket = Ticket.objects.create(customer=c003, subject="x")
-    assert c003_api.get(f"/api/tickets/{ticket.number}/").status_code == 200
+def test_non_ascii_digit_ids_are_not_found_on_every_id_route(customer, customer_api, staff_api):
+    ticket = Ticket.objects.create(customer=customer, subject="x")
+    assert customer_api.get(f"/api/tickets/{ticket.number}/").status_code == 200
     for zero in ("０", "٠", "𝟎"):  # fullwidth, Arabic-Indic, mathematical: int() reads each as the same number
         digits = ticket.number[1:].translate({ord(str(d)): chr(ord(zero) + d) for d in range(10)})
         fake = "T" + digits
         assert int(digits) == ticket.pk  # what the old `isdigit` check let through: the same ticket
-        assert error(c003_api.get(f"/api/tickets/{fake}/"), 404, "not_found")
-        assert error(c003_api.post(f"/api/tickets/{fake}/messages/", {"body": "x"}, format="json"), 404)
+        assert error(customer_api.get(f"/api/tickets/{fake}/"), 404, "not_found")
+        assert error(customer_api.post(f"/api/tickets/{fake}/messages/", {"body": "x"}, format="json"), 404)
         assert error(staff_api.get(f"/api/ops/tickets/{fake}/"), 404)
         assert error(staff_api.post(f"/api/ops/drafts/{digits}/apply/", {}, format="json"), 404)
         assert error(staff_api.post(f"/api/ops/actions/A{digits}/decide/", {"approve": True}, format="json"), 404)
-    assert error(c003_api.get("/api/products/P%00/"), 404)
-    assert error(c003_api.get("/api/tickets/T99999999999999999999/"), 404)
+    assert error(customer_api.get("/api/products/P%00/"), 404)
+    assert error(customer_api.get("/api/tickets/T99999999999999999999/"), 404)
 
 
 @pytest.mark.django_db
-def test_ticket_and_action_numbers_only_in_their_canonical_form_on_every_route(c003, c003_api, staff_api):
+def test_ticket_and_action_numbers_only_in_their_canonical_form_on_every_route(customer, customer_api, staff_api):
     """One name per ticket or request: T00012 / A00012 as common.numbering writes them. A leading zero beyond
     five digits, a short form, a bare id or lower case is a 404 (A000012 once named A00012)."""
     from actions.services import refund_request
     from common.actors import Actor
 
-    ticket = Ticket.objects.create(customer=c003, subject="x")
+    ticket = Ticket.objects.create(customer=customer, subject="x")
+    order = OrderFactory(customer=customer, delivered_days_ago=26)
     record = refund_request(
-        customer=c003, order_id="HR20260628003", reason_category="DEFECT", reason="x", actor=Actor.customer_agent(c003)
+        customer=customer, order_id=order.pk, reason_category="DEFECT", reason="x", actor=Actor.customer_agent(customer)
     ).record
     for other in (f"T0{ticket.number[1:]}", f"T{ticket.pk}", str(ticket.pk), ticket.number.lower()):
-        assert error(c003_api.get(f"/api/tickets/{other}/"), 404, "not_found"), other
-        assert error(c003_api.post(f"/api/tickets/{other}/messages/", {"body": "x"}, format="json"), 404)
+        assert error(customer_api.get(f"/api/tickets/{other}/"), 404, "not_found"), other
+        assert error(customer_api.post(f"/api/tickets/{other}/messages/", {"body": "x"}, format="json"), 404)
         assert error(staff_api.get(f"/api/ops/tickets/{other}/"), 404)
     for other in (f"A0{record.number[1:]}", f"A{record.pk}", str(record.pk), record.number.lower()):
         assert error(staff_api.post(f"/api/ops/actions/{other}/decide/", {"approve": False}, format="json"), 404)
     record.refresh_from_db()
     assert record.status == "PENDING"
-    assert c003_api.get(f"/api/tickets/{ticket.number}/").status_code == 200
+    assert customer_api.get(f"/api/tickets/{ticket.number}/").status_code == 200
     assert staff_api.get(f"/api/ops/tickets/{ticket.number}/").status_code == 200
     assert (
         staff_api.post(f"/api/ops/actions/{record.number}/decide/", {"approve": False}, format="json").status_code
@@ -276,19 +279,29 @@ def test_ticket_and_action_numbers_only_in_their_canonical_form_on_every_route(c
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    "order_id", ["HR２０２６０７２６００２", "HR٢٠٢٦٠٧٢٦٠٠٢", "HR20260726002\x00", "hr2026", "X" * 50]
+    "spelled",
+    [
+        lambda oid: oid[:2] + oid[2:].translate({ord(str(d)): chr(ord("０") + d) for d in range(10)}),  # fullwidth
+        lambda oid: oid[:2] + oid[2:].translate({ord(str(d)): chr(ord("٠") + d) for d in range(10)}),  # Arabic-Indic
+        lambda oid: oid + "\x00",
+        lambda oid: oid[:6].lower(),
+        lambda oid: "X" * 50,
+    ],
+    ids=["fullwidth", "arabic-indic", "nul", "short", "long"],
 )
-def test_order_ids_only_in_their_canonical_form(c003_api, order_id):
-    response = c003_api.post("/api/tickets/", {"body": "질문", "order_id": order_id}, format="json")
+def test_order_ids_only_in_their_canonical_form(customer, customer_api, spelled):
+    order = OrderFactory(customer=customer, status=Order.Status.PREPARING)
+    order_id = spelled(order.pk)
+    response = customer_api.post("/api/tickets/", {"body": "질문", "order_id": order_id}, format="json")
     assert response.status_code in (400, 404) and set(json.loads(response.content)) >= {"code", "detail"}
     assert not Ticket.objects.exists()
-    ok = c003_api.post("/api/tickets/", {"body": "질문", "order_id": "hr20260726002"}, format="json")
+    ok = customer_api.post("/api/tickets/", {"body": "질문", "order_id": order.pk.lower()}, format="json")
     assert ok.status_code == 201  # lower case of the canonical form is still the same order
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("object_id", ["abc", "1.5", "١٢", "１", "-1", "99999999999999999999", "%00"])
-def test_admin_ticket_change_page_with_a_bad_id_answers_404(admin_client, shop, object_id):
+def test_admin_ticket_change_page_with_a_bad_id_answers_404(admin_client, object_id):
     admin_client.raise_request_exception = False
     response = admin_client.get(f"/admin/tickets/ticket/{object_id}/change/")
     assert response.status_code == 404
@@ -358,24 +371,25 @@ def test_control_characters_are_removed_but_newline_and_tab_kept():
 
 
 @pytest.mark.django_db
-def test_nul_from_the_model_never_reaches_a_row(c003_api, scripted_model):
+def test_nul_from_the_model_never_reaches_a_row(customer, customer_api, scripted_model):
     """Through the real client: a reply and tool arguments with NUL and escape sequences (PostgreSQL would
     refuse the write with NUL)."""
+    preparing = OrderFactory(customer=customer, status=Order.Status.PREPARING).pk
     scripted_model.push(
         tool_calls_message(
             [
-                ("change_shipping_address", {"order_id": "HR20260726002", "new_address": "서울시\u0000 중구\u001b 1"}),
+                ("change_shipping_address", {"order_id": preparing, "new_address": "서울시\u0000 중구\u001b 1"}),
                 ("create_ticket", {"category": "상담원연결", "summary": "연결\u0000 요청\u0007"}),
             ]
         ),
         text_message("변경\u0000했습니다\u0007.\n끝"),
     )
-    response = c003_api.post("/api/chat/", {"message": "주소 바꿔 주세요"}, format="json")
+    response = customer_api.post("/api/chat/", {"message": "주소 바꿔 주세요"}, format="json")
     assert response.status_code == 200
     # The model's words, cleaned; an automated address change then adds, by code, that a person can review it.
     reply = response.json()["reply"]
     assert reply.startswith("변경했습니다.\n끝\n") and "\x00" not in reply and "\x07" not in reply
-    assert Order.objects.get(pk="HR20260726002").shipping_address == "서울시 중구 1"
+    assert Order.objects.get(pk=preparing).shipping_address == "서울시 중구 1"
     assert Ticket.objects.get().subject == "연결 요청"
     assert ChatMessage.objects.get(role="assistant").content == reply  # stored as the customer read it
 

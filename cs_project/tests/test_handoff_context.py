@@ -5,11 +5,11 @@ is built from the transcript."""
 import json
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from drafts.models import Draft
 from llm.testing import text_message, tool_calls_message
+from orders.tests.factories import desk_operator
 from tickets.models import Ticket, TicketMessage
 from tickets.services import HANDOFF_TRANSCRIPT_TITLE
 
@@ -27,12 +27,12 @@ def _transcript(ticket):
     return notes.get().body
 
 
-def test_the_handoff_ticket_carries_the_masked_transcript_and_links_both_ways(c003_api, scripted_model, client):
+def test_the_handoff_ticket_carries_the_masked_transcript_and_links_both_ways(customer_api, scripted_model, client):
     scripted_model.push(text_message("어떤 주문인지 알려 주세요."))
-    first = c003_api.post("/api/chat/", {"message": f"운동화 밑창이 떨어졌어요. 연락처는 {PHONE}"}, format="json")
+    first = customer_api.post("/api/chat/", {"message": f"운동화 밑창이 떨어졌어요. 연락처는 {PHONE}"}, format="json")
     conversation_id = first.json()["conversation_id"]
     scripted_model.push(_handoff("운동화 밑창 불량, 상담원 연결"), text_message("상담원에게 연결했습니다."))
-    second = c003_api.post(
+    second = customer_api.post(
         "/api/chat/", {"message": "그냥 사람하고 얘기할래요", "conversation_id": conversation_id}, format="json"
     ).json()
     ticket = Ticket.objects.get()
@@ -46,12 +46,12 @@ def test_the_handoff_ticket_carries_the_masked_transcript_and_links_both_ways(c0
     assert PHONE not in transcript and "[전화번호]" in transcript  # masked (common.redaction.redact)
 
     # The customer's view of the ticket shows no system note; the chat API links the ticket to the conversation.
-    thread = c003_api.get(f"/api/tickets/{ticket.number}/").json()
+    thread = customer_api.get(f"/api/tickets/{ticket.number}/").json()
     assert all(m["author_type"] != "SYSTEM" for m in thread["messages"])
     assert thread["chat_conversation_id"] == conversation_id
 
     # Operators see the transcript on the ticket page and a link to the conversation, and back.
-    client.force_login(get_user_model().objects.get(username="operator"))
+    client.force_login(desk_operator())
     page = client.get(reverse("admin:tickets_ticket_change", args=[ticket.pk])).content.decode()
     assert HANDOFF_TRANSCRIPT_TITLE in page and "운동화 밑창이 떨어졌어요" in page
     conversation_url = reverse("admin:chat_conversation_change", args=[conversation_id])
@@ -60,32 +60,32 @@ def test_the_handoff_ticket_carries_the_masked_transcript_and_links_both_ways(c0
     assert reverse("admin:tickets_ticket_change", args=[ticket.pk]) in back and ticket.number in back
 
 
-def test_asking_again_returns_the_open_handoff_and_reopens_an_answered_one(c003_api, scripted_model):
+def test_asking_again_returns_the_open_handoff_and_reopens_an_answered_one(customer_api, scripted_model):
     scripted_model.push(_handoff(), text_message("연결했습니다."))
-    first = c003_api.post("/api/chat/", {"message": "상담원 연결해 주세요"}, format="json").json()
+    first = customer_api.post("/api/chat/", {"message": "상담원 연결해 주세요"}, format="json").json()
     conversation_id = first["conversation_id"]
     ticket = Ticket.objects.get()
     scripted_model.push(_handoff("다시 연결 요청"), text_message("이미 접수되어 있습니다."))
-    again = c003_api.post(
+    again = customer_api.post(
         "/api/chat/", {"message": "아직이에요?", "conversation_id": conversation_id}, format="json"
     ).json()
     assert again["tool_results"][0]["ticket_id"] == ticket.number and Ticket.objects.count() == 1
 
     Ticket.objects.filter(pk=ticket.pk).update(status=Ticket.Status.ANSWERED)
     scripted_model.push(_handoff("답변 후 재요청"), text_message("다시 전달했습니다."))
-    c003_api.post("/api/chat/", {"message": "답변이 부족해요", "conversation_id": conversation_id}, format="json")
+    customer_api.post("/api/chat/", {"message": "답변이 부족해요", "conversation_id": conversation_id}, format="json")
     ticket.refresh_from_db()
     assert Ticket.objects.count() == 1 and ticket.status == "OPEN"  # back with a person, same ticket
     assert ticket.messages.filter(author_type="CUSTOMER").last().body == "답변 후 재요청"
 
 
-def test_the_draft_for_a_handoff_is_built_from_the_transcript(c003_api, scripted_model):
+def test_the_draft_for_a_handoff_is_built_from_the_transcript(customer_api, scripted_model):
     from llm.offline import respond
 
     scripted_model.handler = respond  # the built-in model behind the real HTTP wire: requests are recorded
-    first = c003_api.post("/api/chat/", {"message": "텀블러 뚜껑이 깨져서 왔어요"}, format="json").json()
+    first = customer_api.post("/api/chat/", {"message": "텀블러 뚜껑이 깨져서 왔어요"}, format="json").json()
     before = len(scripted_model.requests)
-    handoff = c003_api.post(
+    handoff = customer_api.post(
         "/api/chat/", {"message": "상담원 연결해 주세요", "conversation_id": first["conversation_id"]}, format="json"
     ).json()
     ticket = Ticket.objects.get()

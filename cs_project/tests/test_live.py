@@ -13,11 +13,14 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from accounts.services import token_issue
+from accounts.tests.factories import token_client
 from actions.models import ActionRecord
 from actions.tests.support import defect_refund
 from common.actors import Actor
 from common.live import change_marker
+from common.tests.factories import superuser
 from orders.models import Customer
+from orders.tests.factories import CustomerFactory, OrderFactory, desk_operator
 from tickets.models import TicketEvent
 from tickets.services import ticket_create
 
@@ -39,26 +42,33 @@ def _client(user) -> Client:
     return client
 
 
-def _inquiry(customer_id: str = "C003", subject: str = "배송 문의"):
-    customer = Customer.objects.select_related("user").get(pk=customer_id)
+@pytest.fixture
+def desk(db):
+    """A staff user with the shop's operator permissions."""
+    return desk_operator(username="operator")
+
+
+def _inquiry(customer: Customer, subject: str = "배송 문의"):
     return ticket_create(
         customer=customer, category="DELIVERY", subject=subject, body="언제 와요?", source="API", author=customer.user
     )
 
 
-def _refund():
-    return defect_refund("밑창이 떨어졌어요")
+def _refund(customer: Customer):
+    """The customer's defect refund of an order delivered two days ago: pending."""
+    order = OrderFactory(customer=customer, delivered_days_ago=2)
+    return defect_refund("밑창이 떨어졌어요", customer_id=customer.customer_id, order_id=order.pk)
 
 
-def test_each_topic_needs_the_view_permission_of_the_list_it_refreshes(shop, operator_user):
+def test_each_topic_needs_the_view_permission_of_the_list_it_refreshes(customer, desk):
     users = {
         "anonymous": None,
-        "customer": Customer.objects.get(pk="C003").user,
+        "customer": customer.user,
         "bare staff": _staff("bare"),
         "ticket viewer": _staff("tickets-only", "view_ticket"),
         "record viewer": _staff("records-only", "view_actionrecord"),
-        "operator": operator_user,
-        "superuser": get_user_model().objects.get(username="admin"),
+        "operator": desk,
+        "superuser": superuser(),
     }
     expected = {  # tickets, actions, both
         "anonymous": (401, 401, 401),
@@ -83,18 +93,18 @@ def test_each_topic_needs_the_view_permission_of_the_list_it_refreshes(shop, ope
 
 
 @pytest.mark.parametrize("query", [{}, {"topics": ""}, {"topics": "tickets,orders"}, {"topics": "users"}])
-def test_an_unknown_or_missing_topic_is_a_400(shop, operator_user, query):
-    response = _client(operator_user).get(LIVE, query)
+def test_an_unknown_or_missing_topic_is_a_400(customer, desk, query):
+    response = _client(desk).get(LIVE, query)
     assert response.status_code == 400 and response.json()["code"] == "unknown_topic"
 
 
-def test_only_get_is_answered(shop, operator_user):
-    response = _client(operator_user).post(LIVE + "?topics=tickets")
+def test_only_get_is_answered(customer, desk):
+    response = _client(desk).post(LIVE + "?topics=tickets")
     assert response.status_code == 405 and response["Allow"] == "GET"
 
 
-def test_304_while_nothing_changed_and_200_with_a_new_etag_after_a_new_inquiry(shop, operator_user):
-    client = _client(operator_user)
+def test_304_while_nothing_changed_and_200_with_a_new_etag_after_a_new_inquiry(customer, desk):
+    client = _client(desk)
     first = client.get(LIVE, {"topics": "tickets"})
     assert first.status_code == 200 and first["ETag"].startswith('"')
     assert "private" in first["Cache-Control"] and "no-cache" in first["Cache-Control"]
@@ -103,32 +113,32 @@ def test_304_while_nothing_changed_and_200_with_a_new_etag_after_a_new_inquiry(s
     again = client.get(LIVE, {"topics": "tickets"}, HTTP_IF_NONE_MATCH=first["ETag"])
     assert again.status_code == 304 and again.content == b"" and again["ETag"] == first["ETag"]
 
-    _inquiry()
+    _inquiry(customer)
     moved = client.get(LIVE, {"topics": "tickets"}, HTTP_IF_NONE_MATCH=first["ETag"])
     assert moved.status_code == 200 and moved["ETag"] != first["ETag"]
     assert client.get(LIVE, {"topics": "tickets"}, HTTP_IF_NONE_MATCH=moved["ETag"]).status_code == 304
 
 
-def test_the_queue_topic_moves_with_requests_not_with_inquiries_and_carries_the_index_counts(shop, operator_user):
-    client = _client(operator_user)
+def test_the_queue_topic_moves_with_requests_not_with_inquiries_and_carries_the_index_counts(customer, desk):
+    client = _client(desk)
     before = client.get(LIVE, {"topics": "actions"})
     assert before.json()["counts"] == {"pending": 0, "failed": 0}
-    _inquiry()
+    _inquiry(customer)
     assert client.get(LIVE, {"topics": "actions"}, HTTP_IF_NONE_MATCH=before["ETag"]).status_code == 304
-    _refund()
+    _refund(customer)
     after = client.get(LIVE, {"topics": "actions"}, HTTP_IF_NONE_MATCH=before["ETag"])
     assert after.status_code == 200 and after.json()["counts"] == {"pending": 1, "failed": 0}
 
 
 def test_the_draft_column_moves_the_ticket_list_only_for_those_who_may_read_drafts(
-    shop_knowledge, offline_model, operator_user, django_capture_on_commit_callbacks
+    customer, offline_model, desk, django_capture_on_commit_callbacks
 ):
     from drafts.models import Draft, DraftEvent
 
     viewer = _client(_staff("tickets-only", "view_ticket"))
-    operator = _client(operator_user)
+    operator = _client(desk)
     with django_capture_on_commit_callbacks(execute=True):
-        _inquiry()
+        _inquiry(customer)
     draft = Draft.objects.get()
     etags = {name: c.get(LIVE, {"topics": "tickets"})["ETag"] for name, c in (("v", viewer), ("o", operator))}
     DraftEvent.generated(draft, actor=Actor.system("test"), before=draft.status).save()
@@ -137,9 +147,9 @@ def test_the_draft_column_moves_the_ticket_list_only_for_those_who_may_read_draf
 
 
 def test_the_pages_carry_the_token_they_were_rendered_at_so_a_change_before_the_first_question_is_not_lost(
-    shop, operator_user
+    customer, desk
 ):
-    client = _client(operator_user)
+    client = _client(desk)
     pages = {
         "tickets": client.get("/admin/tickets/ticket/").content.decode(),
         "actions": client.get("/admin/actions/actionrecord/?status__exact=PENDING").content.decode(),
@@ -148,8 +158,8 @@ def test_the_pages_carry_the_token_they_were_rendered_at_so_a_change_before_the_
     for name, page in pages.items():
         url, etag = _live_script(page)
         assert client.get(url, HTTP_IF_NONE_MATCH=etag).status_code == 304, name
-    _inquiry()
-    _refund()
+    _inquiry(customer)
+    _refund(customer)
     for name, page in pages.items():
         url, etag = _live_script(page)
         assert client.get(url, HTTP_IF_NONE_MATCH=etag).status_code == 200, name
@@ -162,17 +172,17 @@ def _live_script(page: str) -> tuple[str, str]:
     return attrs["data-live-url"].replace("&amp;", "&"), attrs["data-live-etag"].replace("&quot;", '"')
 
 
-def test_no_script_for_someone_who_may_not_read_the_list(shop):
+def test_no_script_for_someone_who_may_not_read_the_list(customer):
     viewer = _client(_staff("records-only", "view_actionrecord", "view_ticket"))
     assert "common/live.js" in viewer.get("/admin/tickets/ticket/").content.decode()
     none = _client(_staff("tickets-none"))
     assert "common/live.js" not in none.get("/admin/").content.decode()
 
 
-def test_a_row_that_commits_after_a_newer_one_still_moves_the_marker(shop):
+def test_a_row_that_commits_after_a_newer_one_still_moves_the_marker(customer):
     assert change_marker(TicketEvent.objects.all()) == (0, 0)
     for n in range(3):
-        _inquiry(subject=f"문의 {n}")
+        _inquiry(customer, subject=f"문의 {n}")
     events = TicketEvent.objects.order_by("id")
     late = events[1]
     kept = {f.attname: getattr(late, f.attname) for f in TicketEvent._meta.concrete_fields}
@@ -184,11 +194,11 @@ def test_a_row_that_commits_after_a_newer_one_still_moves_the_marker(shop):
     assert after != seen
 
 
-def test_the_304_answer_costs_a_fixed_handful_of_queries(shop, operator_user, django_assert_num_queries):
-    client = _client(operator_user)
+def test_the_304_answer_costs_a_fixed_handful_of_queries(customer, desk, django_assert_num_queries):
+    client = _client(desk)
     etag = client.get(LIVE, {"topics": "tickets"})["ETag"]
     for n in range(5):
-        _inquiry(subject=f"문의 {n}")
+        _inquiry(customer, subject=f"문의 {n}")
     etag = client.get(LIVE, {"topics": "tickets"})["ETag"]
     # session, user, the user's and the groups' permissions, then one marker query per source
     # (ticket events, draft events).
@@ -210,26 +220,24 @@ def memos(settings):
     live._cursors.clear()
 
 
-def test_a_repeated_304_runs_no_query_once_the_session_was_checked(
-    shop, operator_user, memos, django_assert_num_queries
-):
-    client = _client(operator_user)
+def test_a_repeated_304_runs_no_query_once_the_session_was_checked(customer, desk, memos, django_assert_num_queries):
+    client = _client(desk)
     etag = client.get(LIVE, {"topics": "tickets"})["ETag"]
     with django_assert_num_queries(0):
         for _ in range(3):
             assert client.get(LIVE, {"topics": "tickets"}, HTTP_IF_NONE_MATCH=etag).status_code == 304
 
 
-def test_a_change_is_seen_once_the_cursor_memo_expires(shop, operator_user, memos):
+def test_a_change_is_seen_once_the_cursor_memo_expires(customer, desk, memos):
     memos.CS_LIVE_CURSOR_CACHE_S = 0.3
-    client = _client(operator_user)
+    client = _client(desk)
     etag = client.get(LIVE, {"topics": "tickets"})["ETag"]
-    _inquiry()
+    _inquiry(customer)
     time.sleep(0.35)
     assert client.get(LIVE, {"topics": "tickets"}, HTTP_IF_NONE_MATCH=etag).status_code == 200
 
 
-def test_a_revoked_permission_or_a_logout_takes_effect_when_the_grant_expires(shop, memos):
+def test_a_revoked_permission_or_a_logout_takes_effect_when_the_grant_expires(customer, memos):
     memos.CS_LIVE_GRANT_S = 0.3
     user = _staff("tickets-only", "view_ticket")
     client = _client(user)
@@ -245,8 +253,8 @@ def test_a_revoked_permission_or_a_logout_takes_effect_when_the_grant_expires(sh
     assert other.get(LIVE, {"topics": "tickets"}).status_code == 401
 
 
-def test_a_grant_is_per_session_and_topics_never_shared(shop, operator_user, memos):
-    operator = _client(operator_user)
+def test_a_grant_is_per_session_and_topics_never_shared(customer, desk, memos):
+    operator = _client(desk)
     assert operator.get(LIVE, {"topics": "tickets"}).status_code == 200
     stranger = Client()
     stranger.cookies["sessionid"] = "not-a-session"
@@ -258,34 +266,26 @@ def test_a_grant_is_per_session_and_topics_never_shared(shop, operator_user, mem
 
 
 # --- a customer's own cursor ------------------------------------------------------------------------
-def _customer_api(customer_id: str) -> APIClient:
-    user = Customer.objects.select_related("user").get(pk=customer_id).user
-    _, key = token_issue(user=user, actor=user)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-    return client
-
-
-def test_a_customers_cursor_moves_with_their_own_tickets_and_requests_and_no_one_elses(shop):
-    c003 = _customer_api("C003")
-    first = c003.get("/api/live/")
+def test_a_customers_cursor_moves_with_their_own_tickets_and_requests_and_no_one_elses(customer):
+    own_api = token_client(customer.user)
+    first = own_api.get("/api/live/")
     assert first.status_code == 200 and first.json() == {"cursor": first.json()["cursor"], "unread": 0}
-    assert c003.get("/api/live/", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    assert own_api.get("/api/live/", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
 
-    _inquiry("C005")  # someone else's inquiry
-    assert c003.get("/api/live/", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    _inquiry(CustomerFactory())  # someone else's inquiry
+    assert own_api.get("/api/live/", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
 
-    _refund()  # C003's own request
-    moved = c003.get("/api/live/", HTTP_IF_NONE_MATCH=first["ETag"])
+    _refund(customer)  # their own request
+    moved = own_api.get("/api/live/", HTTP_IF_NONE_MATCH=first["ETag"])
     assert moved.status_code == 200 and moved["ETag"] != first["ETag"]
-    _inquiry("C003")
-    assert c003.get("/api/live/", HTTP_IF_NONE_MATCH=moved["ETag"]).status_code == 200
-    assert ActionRecord.objects.filter(customer_id="C003").count() == 1
+    _inquiry(customer)
+    assert own_api.get("/api/live/", HTTP_IF_NONE_MATCH=moved["ETag"]).status_code == 200
+    assert ActionRecord.objects.filter(customer=customer).count() == 1
 
 
-def test_the_customer_cursor_is_for_customers_only(shop, operator_user):
+def test_the_customer_cursor_is_for_customers_only(customer, desk):
     assert APIClient().get("/api/live/").status_code == 401
     staff = APIClient()
-    _, key = token_issue(user=operator_user, actor=operator_user)
+    _, key = token_issue(user=desk, actor=desk)
     staff.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     assert staff.get("/api/live/").status_code == 403

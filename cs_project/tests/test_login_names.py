@@ -1,41 +1,48 @@
-"""Sign-in as people expect: the id shown as C003 signs in as c003, names are unique regardless of
-case, failures count once per name whatever its case, and the token answer carries the customer's name."""
+"""Sign-in as people expect: the customer id shown (K001) signs in as its login k001, names are unique
+regardless of case, failures count once per name whatever its case, and the token answer carries the customer's
+name."""
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from rest_framework.test import APIClient
 
+from common.tests.factories import UserFactory
+from orders.tests.factories import CustomerFactory
+
 pytestmark = pytest.mark.django_db
 
+PASSWORD = "demo1234"
 
-@pytest.mark.parametrize("typed", ["c003", "C003", " C003 "])
-def test_the_shown_id_signs_in_and_the_answer_greets_by_name(shop, typed):
-    response = APIClient().post("/api/auth/token/", {"username": typed, "password": "demo1234"}, format="json")
+
+@pytest.fixture
+def logins():
+    """A customer whose login is their id in lower case, as the shop makes them, and a staff login."""
+    UserFactory(username="operator", is_staff=True, login_password=PASSWORD)
+    return CustomerFactory(customer_id="K001", name="김고객", user__username="k001", user__login_password=PASSWORD)
+
+
+@pytest.mark.parametrize("typed", ["k001", "K001", " K001 "])
+def test_the_shown_id_signs_in_and_the_answer_greets_by_name(logins, typed):
+    response = APIClient().post("/api/auth/token/", {"username": typed, "password": PASSWORD}, format="json")
     assert response.status_code == 200, response.content
     body = response.json()
-    assert body["customer_id"] == "C003" and body["display_name"] == shop_customer_name("C003")
+    assert body["customer_id"] == "K001" and body["display_name"] == logins.name
 
 
-def shop_customer_name(customer_id):
-    from orders.models import Customer
-
-    return Customer.objects.get(pk=customer_id).name
-
-
-def test_staff_answer_has_no_customer(shop):
-    body = APIClient().post("/api/auth/token/", {"username": "Operator", "password": "demo1234"}, format="json").json()
+def test_staff_answer_has_no_customer(logins):
+    body = APIClient().post("/api/auth/token/", {"username": "Operator", "password": PASSWORD}, format="json").json()
     assert (body["customer_id"], body["display_name"]) == (None, "operator")
 
 
-def test_names_differing_only_in_case_cannot_both_exist(shop):
+def test_names_differing_only_in_case_cannot_both_exist(logins):
     with pytest.raises(IntegrityError), transaction.atomic():
-        get_user_model().objects.create_user("C003", password="x")
+        get_user_model().objects.create_user("K001", password="x")
 
 
-def test_wrong_passwords_count_once_per_name_whatever_the_case(shop, settings):
+def test_wrong_passwords_count_once_per_name_whatever_the_case(logins, settings):
     client = APIClient()
-    for typed in ["c003", "C003", "c003", "C003", "C003"]:
+    for typed in ["k001", "K001", "k001", "K001", "K001"]:
         client.post("/api/auth/token/", {"username": typed, "password": "wrong"}, format="json")
-    locked = client.post("/api/auth/token/", {"username": "c003", "password": "demo1234"}, format="json")
+    locked = client.post("/api/auth/token/", {"username": "k001", "password": PASSWORD}, format="json")
     assert locked.status_code == 429 and locked.json()["code"] == "login_locked"

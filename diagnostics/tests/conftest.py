@@ -23,14 +23,15 @@ def service_events(shop):
 
 
 @pytest.fixture
-def event_factory(shop):
+def event_factory(customer):
+    """Service events of the factory-built `customer` unless told whose."""
     from diagnostics.models import ServiceEvent
 
     counter = itertools.count(1)
 
     def make(**fields):
         fields.setdefault("event_key", f"test-{next(counter)}")
-        fields.setdefault("customer_id", "C001")
+        fields.setdefault("customer_id", customer.customer_id)
         fields.setdefault("kind", ServiceEvent.Kind.USAGE_EVENT)
         fields.setdefault("name", "app_open")
         return ServiceEvent.objects.create(**fields)

@@ -11,6 +11,7 @@ from diagnostics.selectors import (
     diagnostic_context_gather,
 )
 from diagnostics.tests.conftest import C005_INQUIRY, C007_INQUIRY, C008_INQUIRY, SEOUL
+from orders.tests.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -63,7 +64,7 @@ def test_c008_window_is_empty_and_the_old_401_is_excluded(service_events):
     assert ServiceEvent.objects.filter(customer_id="C008", status_code=401).exists()  # it is there, just too old
 
 
-def test_window_bounds_are_inclusive_and_other_customers_excluded(event_factory):
+def test_window_bounds_are_inclusive_and_other_customers_excluded(event_factory, customer):
     inquiry = datetime(2026, 7, 27, 12, 0, tzinfo=SEOUL)
     inside = [
         event_factory(occurred_at=inquiry - timedelta(hours=2)),
@@ -71,17 +72,17 @@ def test_window_bounds_are_inclusive_and_other_customers_excluded(event_factory)
     ]
     event_factory(occurred_at=inquiry - timedelta(hours=2, seconds=1))
     event_factory(occurred_at=inquiry + timedelta(minutes=10, seconds=1))
-    event_factory(occurred_at=inquiry, customer_id="C002")
+    event_factory(occurred_at=inquiry, customer_id=CustomerFactory().customer_id)
     event_factory(occurred_at=inquiry, customer_id=None)
-    ctx = diagnostic_context_gather(customer_id="C001", inquiry_at=inquiry)
+    ctx = diagnostic_context_gather(customer_id=customer.customer_id, inquiry_at=inquiry)
     assert [e["event_id"] for e in ctx.events] == [e.event_id for e in inside]
 
 
-def test_limit_keeps_the_events_nearest_the_inquiry_in_one_query(event_factory, django_assert_num_queries):
+def test_limit_keeps_the_events_nearest_the_inquiry_in_one_query(event_factory, customer, django_assert_num_queries):
     inquiry = datetime(2026, 7, 27, 12, 0, tzinfo=SEOUL)
     made = [event_factory(occurred_at=inquiry - timedelta(minutes=m)) for m in range(10, 0, -1)]
     with django_assert_num_queries(1):
-        ctx = diagnostic_context_gather(customer_id="C001", inquiry_at=inquiry, limit=3)
+        ctx = diagnostic_context_gather(customer_id=customer.customer_id, inquiry_at=inquiry, limit=3)
     assert ctx.truncated is True
     assert [e["event_id"] for e in ctx.events] == [e.event_id for e in made[-3:]]
 

@@ -6,6 +6,7 @@ from django.conf import settings
 
 from diagnostics.models import ServiceEvent
 from diagnostics.services import ServiceEventFixtureError, service_events_fixture_load
+from orders.tests.factories import CustomerFactory
 
 FIXTURE = settings.FIXTURES_DIR / "service_events.json"
 
@@ -53,8 +54,9 @@ def test_fixture_load_refuses_when_customers_are_missing(db, tmp_path):
 
 
 @pytest.mark.django_db
-def test_fixture_load_refuses_naive_times(shop, tmp_path):
-    path = _one_event_file(tmp_path, customer_id="C001", occurred_at="2026-07-26T10:00:00")
+def test_fixture_load_refuses_naive_times(tmp_path):
+    customer = CustomerFactory()
+    path = _one_event_file(tmp_path, customer_id=customer.customer_id, occurred_at="2026-07-26T10:00:00")
     with pytest.raises(ServiceEventFixtureError):
         service_events_fixture_load(path=path)
     assert ServiceEvent.objects.count() == 0

@@ -22,15 +22,15 @@ def _run(*args):
     return out.getvalue()
 
 
-def _inquiry(c005, subject="배송"):
-    return inquiry(c005, subject=subject)
+def _inquiry(customer, subject="배송"):
+    return inquiry(customer, subject=subject)
 
 
-def test_failed_drafts_are_retried_and_complete_ones_left_alone(c005, scripted_model):
+def test_failed_drafts_are_retried_and_complete_ones_left_alone(customer, scripted_model):
     scripted_model.handler = lambda body: Fault(500)
-    broken = _inquiry(c005, "고장")
+    broken = _inquiry(customer, "고장")
     scripted_model.handler = respond
-    fine = _inquiry(c005, "정상")
+    fine = _inquiry(customer, "정상")
     assert Draft.objects.get(ticket=broken).status == "FAILED"
 
     assert "대상 1건: done=1" in _run("--failed")
@@ -40,9 +40,9 @@ def test_failed_drafts_are_retried_and_complete_ones_left_alone(c005, scripted_m
     assert "다시 만들 초안이 없습니다" in _run()
 
 
-def test_a_ticket_without_a_draft_gets_one_for_its_latest_input(c005, offline_model, settings):
+def test_a_ticket_without_a_draft_gets_one_for_its_latest_input(customer, offline_model, settings):
     settings.CS_AI_DRAFTS_ENABLED = False
-    ticket = _inquiry(c005)
+    ticket = _inquiry(customer)
     assert not Draft.objects.filter(ticket=ticket).exists()
     settings.CS_AI_DRAFTS_ENABLED = True
     assert "대상 1건: done=1" in _run("--ticket", ticket.number)
@@ -54,9 +54,9 @@ def test_bad_ticket_number_is_refused():
         _run("--ticket", "12x")
 
 
-def test_a_run_that_gives_up_leaves_a_dead_letter_that_regenerate_clears(c005, offline_model, settings):
+def test_a_run_that_gives_up_leaves_a_dead_letter_that_regenerate_clears(customer, offline_model, settings):
     settings.CS_AI_DRAFTS_ENABLED = False
-    ticket = _inquiry(c005)
+    ticket = _inquiry(customer)
     message = ticket.messages.get()
     settings.CS_AI_DRAFTS_ENABLED = True
     with ticket_lease(ticket.pk) as held:  # someone else holds the ticket and never lets go

@@ -8,17 +8,15 @@ from django.db import connection
 from drafts.models import DeadLetter
 from drafts.tasks import generate_draft_task
 from drafts.tests.support import inquiry as ask
-from orders.models import Customer
 from testsupport.celery_worker import worker_database_url
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def inquiry(shop, settings):
-    c005 = Customer.objects.select_related("user").get(pk="C005")
+def inquiry(customer, settings):
     settings.CS_AI_DRAFTS_ENABLED = False
-    ticket = ask(c005, "언제?")
+    ticket = ask(customer, "언제?")
     settings.CS_AI_DRAFTS_ENABLED = True
     return ticket, ticket.messages.get()
 

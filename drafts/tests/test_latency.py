@@ -36,12 +36,12 @@ def slow_model(scripted_model):
     return scripted_model
 
 
-def _inquiry(c005):
-    return inquiry(c005, "주문한 운동화 배송 언제 와요?")
+def _inquiry(customer):
+    return inquiry(customer, "주문한 운동화 배송 언제 와요?")
 
 
-def test_draft_is_stored_one_model_call_after_the_input(c005, slow_model):
-    draft = Draft.objects.get(ticket=_inquiry(c005))
+def test_draft_is_stored_one_model_call_after_the_input(customer, slow_model):
+    draft = Draft.objects.get(ticket=_inquiry(customer))
     assert (draft.status, draft.qa_state, draft.confidence_state) == ("GENERATED", "DONE", "DONE")
     to_draft = (draft.draft_at - draft.input_at).total_seconds()
     to_confidence = (draft.confidence_at - draft.input_at).total_seconds()
@@ -53,7 +53,7 @@ def test_draft_is_stored_one_model_call_after_the_input(c005, slow_model):
     assert to_confidence >= 3 * L, to_confidence
 
 
-def test_a_hanging_context_source_delays_the_draft_by_at_most_the_budget(c005, slow_model, monkeypatch):
+def test_a_hanging_context_source_delays_the_draft_by_at_most_the_budget(customer, slow_model, monkeypatch):
     release = threading.Event()
     real_sources = pipeline.context_sources
 
@@ -64,7 +64,7 @@ def test_a_hanging_context_source_delays_the_draft_by_at_most_the_budget(c005, s
 
     monkeypatch.setattr(pipeline, "context_sources", with_a_hanging_source)
     try:
-        draft = Draft.objects.get(ticket=_inquiry(c005))
+        draft = Draft.objects.get(ticket=_inquiry(customer))
     finally:
         release.set()
     assert draft.status == "GENERATED"

@@ -16,9 +16,9 @@ from llm.models import LLMCall
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_run_inside_a_transaction_writes_only_with_it(c005, offline_model):
+def test_a_run_inside_a_transaction_writes_only_with_it(customer, offline_model):
     with pytest.raises(RuntimeError), transaction.atomic():
-        ticket = inquiry(c005, "결제하려고 하면 계속 오류가 나요.", category="결제", subject="결제")
+        ticket = inquiry(customer, "결제하려고 하면 계속 오류가 나요.", category="결제", subject="결제")
         message = ticket.messages.get()
         assert draft_generate(ticket_id=ticket.pk, message_id=message.pk) == "done"
         draft = Draft.objects.get(ticket=ticket)

@@ -24,6 +24,7 @@ from drafts.services import drafts_sweep
 from drafts.tests.support import inquiry
 from llm.offline import respond
 from llm.testing import Fault
+from orders.tests.factories import desk_operator
 from testsupport.celery_worker import TEST_BROKER_URL, worker_database_url
 
 from . import test_worker
@@ -38,13 +39,13 @@ def _broker() -> redis.Redis:
     return redis.Redis.from_url(TEST_BROKER_URL)
 
 
-def _inquiry(c005, subject="배송"):
-    return inquiry(c005, subject=subject)
+def _inquiry(customer, subject="배송"):
+    return inquiry(customer, subject=subject)
 
 
-def _lost_inquiry(c005, settings, subject="배송"):
+def _lost_inquiry(customer, settings, subject="배송"):
     """Committed and handed to the broker, then lost with the broker's memory (Redis restarted empty)."""
-    ticket = _inquiry(c005, subject)
+    ticket = _inquiry(customer, subject)
     _broker().delete(settings.CELERY_TASK_DEFAULT_QUEUE)
     return ticket
 
@@ -60,10 +61,10 @@ def _on_this_queue(settings, **extra) -> dict[str, str]:
 
 # --- the repair tools with a broker -----------------------------------------------------------------
 def test_regenerate_drafts_queues_every_target_and_goes_past_a_blocked_ticket(
-    c005, offline_model, celery_worker_factory, settings
+    customer, offline_model, celery_worker_factory, settings
 ):
-    blocked = _lost_inquiry(c005, settings, "A")
-    free = _lost_inquiry(c005, settings, "B")
+    blocked = _lost_inquiry(customer, settings, "A")
+    free = _lost_inquiry(customer, settings, "B")
     # A dead worker's lease on the first ticket (sorted first): 3 s left.
     _broker().set(f"cs:ticket-lease:{blocked.pk}", "dead-worker", px=3000)
     worker = celery_worker_factory()
@@ -85,11 +86,11 @@ def test_regenerate_drafts_queues_every_target_and_goes_past_a_blocked_ticket(
 
 
 def test_the_admin_retry_button_queues_on_the_broker_and_the_worker_finishes(
-    c005, offline_model, operator_user, celery_worker_factory, settings, client
+    customer, offline_model, celery_worker_factory, settings, client
 ):
-    ticket = _lost_inquiry(c005, settings)
+    ticket = _lost_inquiry(customer, settings)
     worker = celery_worker_factory()
-    client.force_login(operator_user)
+    client.force_login(desk_operator())
     response = client.post(reverse("admin:tickets_ticket_draft_retry", args=[ticket.pk]), follow=True)
     assert response.status_code == 200
     assert "초안 생성을 다시 요청했습니다 (queued 1)" in response.content.decode()
@@ -98,9 +99,9 @@ def test_the_admin_retry_button_queues_on_the_broker_and_the_worker_finishes(
 
 # --- the sweep --------------------------------------------------------------------------------------
 def test_celery_beat_runs_the_sweep_and_a_lost_task_gets_its_draft_with_no_human_action(
-    c005, offline_model, celery_worker_factory, settings, tmp_path
+    customer, offline_model, celery_worker_factory, settings, tmp_path
 ):
-    ticket = _lost_inquiry(c005, settings)
+    ticket = _lost_inquiry(customer, settings)
     worker = celery_worker_factory(extra_env=_on_this_queue(settings, CS_SWEEP_GRACE_S="0"))
     env = {
         **os.environ,
@@ -132,12 +133,12 @@ def test_celery_beat_runs_the_sweep_and_a_lost_task_gets_its_draft_with_no_human
 
 
 def test_a_killed_run_whose_message_was_lost_is_finished_by_the_sweep_after_its_lease(
-    c005, slow_model, celery_worker_factory, settings
+    customer, slow_model, celery_worker_factory, settings
 ):
     settings.CS_SWEEP_GRACE_S = 0
     short = {"CS_AI_TASK_SOFT_TIME_LIMIT_S": "15", "CS_AI_TASK_TIME_LIMIT_S": "20", "CS_AI_LEASE_S": "25"}
     first = celery_worker_factory(extra_env=short)
-    ticket = _inquiry(c005)
+    ticket = _inquiry(customer)
     wait_until(lambda: "draft" in slow_model.seen, what="the draft call", log_path=first.log_path)
     os.killpg(first.pid, signal.SIGKILL)
     first.wait(timeout=10)
@@ -153,10 +154,12 @@ def test_a_killed_run_whose_message_was_lost_is_finished_by_the_sweep_after_its_
     assert Draft.objects.get(ticket=ticket).attempts == 2 and not DeadLetter.objects.exists()
 
 
-def test_a_failed_stage_is_retried_by_the_sweep_once_the_model_recovers(c005, scripted_model, celery_worker, settings):
+def test_a_failed_stage_is_retried_by_the_sweep_once_the_model_recovers(
+    customer, scripted_model, celery_worker, settings
+):
     settings.CS_AI_FAILED_RETRY_BASE_S = 0
     scripted_model.handler = lambda body: Fault(500)
-    ticket = _inquiry(c005)
+    ticket = _inquiry(customer)
     wait_until(lambda: Draft.objects.filter(ticket=ticket, status="FAILED").exists(), what="the FAILED draft")
     scripted_model.handler = respond
     assert drafts_sweep().requested == {"failed": 1}
@@ -166,8 +169,8 @@ def test_a_failed_stage_is_retried_by_the_sweep_once_the_model_recovers(c005, sc
 
 
 # --- faults during a run ----------------------------------------------------------------------------
-def test_a_database_connection_killed_mid_run_is_retried_not_dead_lettered(c005, slow_model, celery_worker):
-    ticket = _inquiry(c005)
+def test_a_database_connection_killed_mid_run_is_retried_not_dead_lettered(customer, slow_model, celery_worker):
+    ticket = _inquiry(customer)
     wait_until(lambda: "draft" in slow_model.seen, what="the draft call", log_path=celery_worker.log_path)
     with connection.cursor() as cursor:  # every other session on the test database: the worker's
         cursor.execute(

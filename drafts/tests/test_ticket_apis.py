@@ -5,15 +5,17 @@ from rest_framework.test import APIClient
 
 from drafts.models import Draft
 from drafts.tests.support import inquiry
+from orders.tests.factories import CustomerFactory, OrderFactory
 from tickets.models import Ticket, TicketMessage
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_customer_opens_an_inquiry_and_a_draft_is_prepared_after_commit(c003_api, offline_model, shop_knowledge):
-    response = c003_api.post(
+def test_customer_opens_an_inquiry_and_a_draft_is_prepared_after_commit(customer, customer_api, offline_model):
+    order = OrderFactory(customer=customer, delivered_days_ago=2)
+    response = customer_api.post(
         "/api/tickets/",
-        {"category": "교환/반품", "body": "반품한 운동화 환불 언제 돼요?", "order_id": "HR20260721001"},
+        {"category": "교환/반품", "body": "반품한 운동화 환불 언제 돼요?", "order_id": order.pk},
         format="json",
     )
     assert response.status_code == 201, response.content
@@ -22,30 +24,30 @@ def test_customer_opens_an_inquiry_and_a_draft_is_prepared_after_commit(c003_api
     assert body["subject"] == "반품한 운동화 환불 언제 돼요?" and body["status"] == "OPEN"
     assert [m["author_type"] for m in body["messages"]] == ["CUSTOMER"]
     ticket = Ticket.objects.get()
-    assert (ticket.source, ticket.order_id, ticket.customer_id) == ("API", "HR20260721001", "C003")
+    assert (ticket.source, ticket.order_id, ticket.customer_id) == ("API", order.pk, customer.customer_id)
     draft = Draft.objects.get(ticket=ticket)
     assert draft.status == "GENERATED" and draft.source_message_id == ticket.messages.get().pk
 
 
-def test_follow_up_reopens_the_ticket_and_supersedes_the_draft(c003_api, offline_model, shop_knowledge):
-    ticket_id = c003_api.post(
+def test_follow_up_reopens_the_ticket_and_supersedes_the_draft(customer_api, offline_model):
+    ticket_id = customer_api.post(
         "/api/tickets/", {"category": "DELIVERY", "body": "배송 언제 와요?"}, format="json"
     ).json()["ticket_id"]
     ticket = Ticket.objects.get()
     Ticket.objects.filter(pk=ticket.pk).update(status=Ticket.Status.ANSWERED)
-    response = c003_api.post(f"/api/tickets/{ticket_id}/messages/", {"body": "아직 안 왔어요."}, format="json")
+    response = customer_api.post(f"/api/tickets/{ticket_id}/messages/", {"body": "아직 안 왔어요."}, format="json")
     assert response.status_code == 201
     assert response.json()["status"] == "OPEN"
     assert [m["body"] for m in response.json()["messages"]] == ["배송 언제 와요?", "아직 안 왔어요."]
     assert sorted(Draft.objects.filter(ticket=ticket).values_list("status", flat=True)) == ["GENERATED", "SUPERSEDED"]
 
 
-def test_operator_replies_are_visible_to_the_customer_but_system_notes_are_not(c003_api, offline_model, shop):
-    ticket_id = c003_api.post("/api/tickets/", {"body": "문의합니다"}, format="json").json()["ticket_id"]
+def test_operator_replies_are_visible_to_the_customer_but_system_notes_are_not(customer_api, offline_model):
+    ticket_id = customer_api.post("/api/tickets/", {"body": "문의합니다"}, format="json").json()["ticket_id"]
     ticket = Ticket.objects.get()
     TicketMessage.objects.create(ticket=ticket, author_type="OPERATOR", body="확인해 드렸습니다.")
     TicketMessage.objects.create(ticket=ticket, author_type="SYSTEM", body="내부 메모")
-    messages = c003_api.get(f"/api/tickets/{ticket_id}/").json()["messages"]
+    messages = customer_api.get(f"/api/tickets/{ticket_id}/").json()["messages"]
     assert [(m["author_type"], m["body"]) for m in messages] == [
         ("CUSTOMER", "문의합니다"),
         ("OPERATOR", "확인해 드렸습니다."),
@@ -63,38 +65,36 @@ def test_operator_replies_are_visible_to_the_customer_but_system_notes_are_not(c
         ({"body": "질문", "subject": "가" * 201}, "subject"),
     ],
 )
-def test_bad_input_is_refused_with_a_clear_error_and_stores_nothing(c003_api, payload, field):
-    response = c003_api.post("/api/tickets/", payload, format="json")
+def test_bad_input_is_refused_with_a_clear_error_and_stores_nothing(customer_api, payload, field):
+    response = customer_api.post("/api/tickets/", payload, format="json")
     assert response.status_code == 400 and response.json()["code"] == "invalid" and field in response.json()["errors"]
     assert not Ticket.objects.exists()
 
 
-def test_order_of_another_customer_is_refused(c003_api):
-    response = c003_api.post("/api/tickets/", {"body": "질문", "order_id": "HR20260716011"}, format="json")
+def test_order_of_another_customer_is_refused(customer_api):
+    response = customer_api.post("/api/tickets/", {"body": "질문", "order_id": OrderFactory().pk}, format="json")
     assert response.status_code == 404
     assert not Ticket.objects.exists()
 
 
-def test_customers_cannot_post_to_someone_elses_or_a_closed_ticket(c003_api, offline_model, shop):
-    from orders.models import Customer
-
-    c005 = Customer.objects.get(pk="C005")
-    other = inquiry(c005, "언제?")
+def test_customers_cannot_post_to_someone_elses_or_a_closed_ticket(customer, customer_api, offline_model):
+    other = inquiry(CustomerFactory(), "언제?")
     assert (
-        c003_api.post(f"/api/tickets/{other.number}/messages/", {"body": "끼어들기"}, format="json").status_code == 404
+        customer_api.post(f"/api/tickets/{other.number}/messages/", {"body": "끼어들기"}, format="json").status_code
+        == 404
     )
-    mine = c003_api.post("/api/tickets/", {"body": "질문"}, format="json").json()["ticket_id"]
-    Ticket.objects.filter(customer_id="C003").update(status=Ticket.Status.CLOSED)
-    response = c003_api.post(f"/api/tickets/{mine}/messages/", {"body": "추가"}, format="json")
+    mine = customer_api.post("/api/tickets/", {"body": "질문"}, format="json").json()["ticket_id"]
+    Ticket.objects.filter(customer=customer).update(status=Ticket.Status.CLOSED)
+    response = customer_api.post(f"/api/tickets/{mine}/messages/", {"body": "추가"}, format="json")
     assert response.status_code == 409 and response.json()["code"] == "ticket_closed"
     assert TicketMessage.objects.filter(body__in=["끼어들기", "추가"]).count() == 0
 
 
-def test_the_message_is_stored_even_when_the_model_is_down(c003_api, scripted_model, shop):
+def test_the_message_is_stored_even_when_the_model_is_down(customer_api, scripted_model):
     from llm.testing import Fault
 
     scripted_model.handler = lambda body: Fault(500)
-    response = c003_api.post("/api/tickets/", {"body": "결제가 안 돼요", "category": "결제"}, format="json")
+    response = customer_api.post("/api/tickets/", {"body": "결제가 안 돼요", "category": "결제"}, format="json")
     assert response.status_code == 201
     ticket = Ticket.objects.get()
     assert ticket.messages.get().body == "결제가 안 돼요"

@@ -61,12 +61,12 @@ def slow_model(scripted_model):
     return scripted_model
 
 
-def _inquiry(c005, body="결제하려고 하면 계속 오류가 나요."):
-    return inquiry(c005, body, category="결제", subject="결제")
+def _inquiry(customer, body="결제하려고 하면 계속 오류가 나요."):
+    return inquiry(customer, body, category="결제", subject="결제")
 
 
-def test_the_same_message_delivered_five_times_gives_one_draft(c005, offline_model, celery_worker):
-    ticket = _inquiry(c005)  # the first delivery, on commit
+def test_the_same_message_delivered_five_times_gives_one_draft(customer, offline_model, celery_worker):
+    ticket = _inquiry(customer)  # the first delivery, on commit
     message = ticket.messages.get()
     for _ in range(5):
         generate_draft_task.delay(ticket.pk, message.pk)
@@ -77,11 +77,11 @@ def test_the_same_message_delivered_five_times_gives_one_draft(c005, offline_mod
     assert (draft.qa_state, draft.confidence_state) == ("DONE", "DONE")
 
 
-def test_a_follow_up_during_generation_leaves_one_draft_from_the_newest_input(c005, slow_model, celery_worker):
-    ticket = _inquiry(c005)
+def test_a_follow_up_during_generation_leaves_one_draft_from_the_newest_input(customer, slow_model, celery_worker):
+    ticket = _inquiry(customer)
     first = ticket.messages.get()
     wait_until(lambda: "draft" in slow_model.seen, what="the first draft call", log_path=celery_worker.log_path)
-    newest = ticket_message_add(ticket=ticket, body="카드를 바꿔도 똑같아요.", author=c005.user)
+    newest = ticket_message_add(ticket=ticket, body="카드를 바꿔도 똑같아요.", author=customer.user)
     wait_until(
         lambda: Draft.objects.filter(ticket=ticket, source_message=newest, confidence_state="DONE").exists(),
         timeout=90,
@@ -96,10 +96,10 @@ def test_a_follow_up_during_generation_leaves_one_draft_from_the_newest_input(c0
     assert Draft.objects.filter(ticket=ticket).count() <= 2
 
 
-def test_an_older_event_arriving_after_a_newer_one_writes_nothing(c005, offline_model, celery_worker):
+def test_an_older_event_arriving_after_a_newer_one_writes_nothing(customer, offline_model, celery_worker):
     with transaction.atomic():  # both inputs committed together: the older one's task is already stale
-        ticket = _inquiry(c005)
-        newest = ticket_message_add(ticket=ticket, body="지금도 안 돼요.", author=c005.user)
+        ticket = _inquiry(customer)
+        newest = ticket_message_add(ticket=ticket, body="지금도 안 돼요.", author=customer.user)
     older = ticket.messages.order_by("id").first()
     wait_until(lambda: len(task_outcomes(celery_worker)) == 2, what="two runs", log_path=celery_worker.log_path)
     live = Draft.objects.get(ticket=ticket)
@@ -114,9 +114,9 @@ def test_an_older_event_arriving_after_a_newer_one_writes_nothing(c005, offline_
     assert not Draft.objects.filter(source_message=older).exists()
 
 
-def test_a_killed_worker_blocks_the_ticket_only_until_the_lease_expires(c005, slow_model, celery_worker_factory):
+def test_a_killed_worker_blocks_the_ticket_only_until_the_lease_expires(customer, slow_model, celery_worker_factory):
     first = celery_worker_factory(extra_env=FAST_RECOVERY)
-    ticket = _inquiry(c005)
+    ticket = _inquiry(customer)
     wait_until(lambda: "draft" in slow_model.seen, what="the draft call", log_path=first.log_path)
     os.killpg(first.pid, signal.SIGKILL)  # mid-task: lease held in Redis, message unacknowledged
     first.wait(timeout=10)

@@ -17,9 +17,9 @@ pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow, pytest.
 WARM_UP = re.compile(r"drafts\.warm_up_done seconds=[0-9.]+ pid=(\d+) analyser_loaded_now=(True|False)")
 
 
-def test_prefork_children_inherit_the_analyser_and_draft_with_it(c005, offline_model, celery_worker_factory):
+def test_prefork_children_inherit_the_analyser_and_draft_with_it(customer, offline_model, celery_worker_factory):
     worker = celery_worker_factory(pool="prefork", concurrency=2)
-    ticket = inquiry(c005, "결제하려고 하면 계속 오류가 나요.", category="결제", subject="결제")
+    ticket = inquiry(customer, "결제하려고 하면 계속 오류가 나요.", category="결제", subject="결제")
     wait_until(
         lambda: Draft.objects.filter(ticket=ticket, status=Draft.Status.GENERATED).exists(),
         what="a draft from a prefork child",

@@ -198,10 +198,11 @@ def test_one_integrations_key_cannot_touch_another_integrations_data():
     assert other.get("/api/integration/events/").json() == {"events": []}
 
 
-def test_the_desks_own_demo_data_cannot_be_overwritten(shop):
+def test_the_desks_own_demo_data_cannot_be_overwritten(customer):
+    # `customer` is the desk's own, as the demo's are: no shop sent it.
     issued = make_integration()
-    response = put(client_for(issued.api_key), "customer", "C003", customer_body(name="탈취"))
-    assert response.status_code == 403 and Customer.objects.get(pk="C003").name != "탈취"
+    response = put(client_for(issued.api_key), "customer", customer.customer_id, customer_body(name="탈취"))
+    assert response.status_code == 403 and Customer.objects.get(pk=customer.customer_id).name != "탈취"
 
 
 def test_import_shop_applies_lines_reports_errors_and_is_idempotent(tmp_path):

@@ -5,12 +5,12 @@ Its customers' shop-session tokens are refused meanwhile and accepted again afte
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 
 from actions.models import ActionRecord
 from actions.services import action_decide
 from common.actors import Actor
+from common.tests.factories import superuser
 from integration.models import Integration, ShopEvent
 from integration.services.integrations import integration_update
 from integration.tests import factories
@@ -24,8 +24,15 @@ from integration.tests.factories import (
 )
 from ops.sweep import sweep_run
 from orders.models import Order
+from orders.tests.factories import desk_operator
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def operator(db):
+    """Decides requests and reads their admin pages."""
+    return desk_operator(username="operator")
 
 
 def _set_active(integration: Integration, active: bool) -> None:
@@ -40,14 +47,12 @@ def _set_active(integration: Integration, active: bool) -> None:
     )
 
 
-def test_a_refund_approved_while_the_shop_is_paused_waits_for_it_and_reaches_it_when_it_is_back(
-    connected, operator_user
-):
+def test_a_refund_approved_while_the_shop_is_paused_waits_for_it_and_reaches_it_when_it_is_back(connected, operator):
     issued, simulator = connected
     record = refund_pending()
     _set_active(issued.integration, False)
 
-    decided = action_decide(number=record.number, approve=True, actor=operator_user)
+    decided = action_decide(number=record.number, approve=True, actor=operator)
 
     # The shop executes it, not the demo executor: 처리중, the order untouched, the customer not told it is done.
     assert (decided.status, decided.refund_amount) == (ActionRecord.Status.EXECUTING, 59000)
@@ -77,13 +82,13 @@ def test_a_refund_approved_while_the_shop_is_paused_waits_for_it_and_reaches_it_
     assert Order.objects.get(pk=ORDER_ID).status == "RETURNED"
 
 
-def test_switched_back_on_in_the_admin_the_held_refund_goes_out(connected, operator_user):
+def test_switched_back_on_in_the_admin_the_held_refund_goes_out(connected, operator):
     issued, simulator = connected
     record = refund_pending()
     _set_active(issued.integration, False)
-    action_decide(number=record.number, approve=True, actor=operator_user)
+    action_decide(number=record.number, approve=True, actor=operator)
     admin = Client()
-    admin.force_login(get_user_model().objects.get(username="admin"))
+    admin.force_login(superuser())
     url = f"/admin/integration/integration/{issued.integration.pk}/change/"
     form = {"webhook_url": simulator.url, "scopes": '["catalog:write", "events:read", "actions:report"]'}
 
@@ -95,11 +100,11 @@ def test_switched_back_on_in_the_admin_the_held_refund_goes_out(connected, opera
     assert [r.type for r in simulator.received] == ["action.refund_approved"] and webhook_delivery().status == "DONE"
 
 
-def test_reactivated_some_other_way_the_sweep_delivers_what_was_held(connected, operator_user):
+def test_reactivated_some_other_way_the_sweep_delivers_what_was_held(connected, operator):
     issued, simulator = connected
     record = refund_pending()
     _set_active(issued.integration, False)
-    action_decide(number=record.number, approve=True, actor=operator_user)
+    action_decide(number=record.number, approve=True, actor=operator)
     Integration.objects.filter(pk=issued.integration.pk).update(active=True)  # e.g. a shell, or a restore
 
     assert sweep_run()["released"] == 1
@@ -108,13 +113,13 @@ def test_reactivated_some_other_way_the_sweep_delivers_what_was_held(connected, 
 
 
 def test_a_delivery_still_retrying_when_the_shop_is_paused_is_held_instead_of_running_out_of_attempts(
-    connected, operator_user, settings
+    connected, operator, settings
 ):
     settings.CS_WEBHOOK_MAX_ATTEMPTS = 2
     issued, simulator = connected
     simulator.down = True
     record = refund_pending()
-    action_decide(number=record.number, approve=True, actor=operator_user)
+    action_decide(number=record.number, approve=True, actor=operator)
     assert (webhook_delivery().status, webhook_delivery().attempts) == ("PENDING", 1)
     _set_active(issued.integration, False)
 
@@ -128,12 +133,12 @@ def test_a_delivery_still_retrying_when_the_shop_is_paused_is_held_instead_of_ru
     assert [r.type for r in simulator.received] == ["action.refund_approved"] and webhook_delivery().status == "DONE"
 
 
-def test_without_a_webhook_the_paused_shop_reads_the_event_in_its_feed_once_it_is_back(shop, operator_user):
+def test_without_a_webhook_the_paused_shop_reads_the_event_in_its_feed_once_it_is_back(operator):
     issued = factories.make_integration("feedonly")
     factories.seed_shop(issued)
     record = refund_pending()
     _set_active(issued.integration, False)
-    action_decide(number=record.number, approve=True, actor=operator_user)
+    action_decide(number=record.number, approve=True, actor=operator)
     client = client_for(issued.api_key)
     assert client.get("/api/integration/events/").status_code == 401  # its key is refused while paused
 
@@ -143,17 +148,17 @@ def test_without_a_webhook_the_paused_shop_reads_the_event_in_its_feed_once_it_i
     assert [(e["type"], e["data"]["action_id"]) for e in events] == [("action.refund_approved", record.number)]
 
 
-def test_the_operator_is_told_plainly_that_the_shop_is_paused(connected, operator_user):
+def test_the_operator_is_told_plainly_that_the_shop_is_paused(connected, operator):
     issued, _ = connected
     record = refund_pending()
     _set_active(issued.integration, False)
     staff = Client()
-    staff.force_login(operator_user)
+    staff.force_login(operator)
     page = f"/admin/actions/actionrecord/{record.pk}/change/"
 
     before = staff.get(page).content.decode()
     confirm = staff.get(f"/admin/actions/actionrecord/{record.pk}/decide/?approve=1").content.decode()
-    action_decide(number=record.number, approve=True, actor=operator_user)
+    action_decide(number=record.number, approve=True, actor=operator)
     after = staff.get(page).content.decode()
 
     assert 'id="cs-shop-paused"' in before and "승인해도" not in before
@@ -185,7 +190,7 @@ def test_a_paused_shops_session_tokens_are_refused_and_accepted_again_once_it_is
     assert customer.get("/api/orders/").status_code == 200  # the same token, not revoked
 
 
-def test_a_password_login_is_not_asked_about_any_shop(c003_api):
+def test_a_password_login_is_not_asked_about_any_shop(customer_api):
     factories.make_integration()
     Integration.objects.update(active=False)
-    assert c003_api.get("/api/orders/").status_code == 200
+    assert customer_api.get("/api/orders/").status_code == 200

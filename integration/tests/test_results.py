@@ -8,6 +8,7 @@ import pytest
 from actions.errors import ResultInvalid
 from actions.models import ActionRecord
 from actions.services import action_decide, action_result_record
+from actions.tests.factories import decider
 from common.actors import Actor
 from common.errors import NotFound
 from integration.models import Integration
@@ -19,11 +20,11 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def executing(shop, operator_user):
+def executing(db):
     """A refund of the shop's order, approved: 처리중, waiting for the shop's report."""
     issued = make_integration()
     seed_shop(issued)
-    record = action_decide(number=refund_pending("불량").number, approve=True, actor=operator_user)
+    record = action_decide(number=refund_pending("불량").number, approve=True, actor=decider())
     assert record.status == ActionRecord.Status.EXECUTING
     client = client_for(issued.api_key)
     return record, client

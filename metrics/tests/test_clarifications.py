@@ -5,13 +5,13 @@ import pytest
 from actions.policy import CLARIFY_REASON
 from chat.models import ChatMessage, Conversation, ToolCall
 from metrics.selectors import metrics_compute
-from orders.models import Customer
+from orders.tests.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db
 
 
-def test_the_reason_question_is_not_a_refusal(shop):
-    conversation = Conversation.objects.create(customer=Customer.objects.get(pk="C003"))
+def test_the_reason_question_is_not_a_refusal():
+    conversation = Conversation.objects.create(customer=CustomerFactory())
     reply = ChatMessage.objects.create(conversation=conversation, role="assistant", content="사유를 알려 주세요")
     ToolCall.objects.create(message=reply, tool="request_refund", ok=False, error="refused", reason=CLARIFY_REASON)
     ToolCall.objects.create(message=reply, tool="request_refund", ok=False, error="refused", reason="기간이 지났습니다")

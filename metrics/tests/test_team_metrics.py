@@ -11,7 +11,7 @@ import pytest
 from actions.models import ActionEvent, ActionRecord
 from common.tests.factories import operator_with
 from metrics.selectors import metrics_compute
-from orders.models import Customer, Order
+from orders.tests.factories import CustomerFactory, OrderFactory
 from tickets.services import ticket_create, ticket_reply_add
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("shop_hours")]
@@ -22,10 +22,10 @@ def kst(text: str) -> datetime:
 
 
 @pytest.fixture
-def desk(shop, settings):
+def desk(settings):
     settings.CS_AI_DRAFTS_ENABLED = False
     replier = operator_with("tickets.reply_ticket")
-    customer = Customer.objects.select_related("user").get(pk="C003")
+    customer = CustomerFactory()
 
     def ticket(at: str, category: str, reply_at: str | None = None, close: bool = False):
         settings.CS_NOW = at
@@ -46,7 +46,7 @@ def desk(shop, settings):
     ticket("2026-08-14T17:00", "배송", "2026-08-18T10:00", close=True)
 
     # Approved money, all but the last on Thursday 15:00 (deadline Wednesday 8/19).
-    order = Order.objects.get(pk="HR20260721001")
+    order = OrderFactory(customer=customer, delivered_days_ago=2)
 
     def approved(status: str, decided: str, done_at: str | None = None) -> None:
         record = ActionRecord.objects.create(

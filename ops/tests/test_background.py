@@ -58,8 +58,8 @@ def held_drafts(scripted_model):
     release.set()
 
 
-def test_a_chat_handoff_answers_before_the_draft_is_made(c003_api, background, held_drafts):
-    response = c003_api.post("/api/chat/", {"message": "상담원 연결해 주세요"}, format="json")
+def test_a_chat_handoff_answers_before_the_draft_is_made(customer_api, background, held_drafts):
+    response = customer_api.post("/api/chat/", {"message": "상담원 연결해 주세요"}, format="json")
     # The response came back while the pipeline's model call is still held: the draft work is not in it.
     assert response.status_code == 200
     ticket = Ticket.objects.get()
@@ -72,8 +72,8 @@ def test_a_chat_handoff_answers_before_the_draft_is_made(c003_api, background, h
     assert OutboxMessage.objects.get(topic=DRAFT_REQUESTED).status == OutboxMessage.Status.DONE
 
 
-def test_an_inquiry_answers_before_the_draft_is_made(c003_api, background, held_drafts):
-    response = c003_api.post("/api/tickets/", {"category": "배송", "body": "언제 와요?"}, format="json")
+def test_an_inquiry_answers_before_the_draft_is_made(customer_api, background, held_drafts):
+    response = customer_api.post("/api/tickets/", {"category": "배송", "body": "언제 와요?"}, format="json")
     assert response.status_code == 201
     ticket = Ticket.objects.get()
     assert not Draft.objects.filter(ticket=ticket, status="GENERATED").exists()
@@ -82,7 +82,7 @@ def test_an_inquiry_answers_before_the_draft_is_made(c003_api, background, held_
     assert Draft.objects.filter(ticket=ticket, status="GENERATED").count() == 1
 
 
-def test_without_the_runner_the_draft_is_made_inline_as_before(c003_api, scripted_model):
+def test_without_the_runner_the_draft_is_made_inline_as_before(customer_api, scripted_model):
     scripted_model.handler = respond
-    c003_api.post("/api/tickets/", {"category": "배송", "body": "언제 와요?"}, format="json")
+    customer_api.post("/api/tickets/", {"category": "배송", "body": "언제 와요?"}, format="json")
     assert Draft.objects.filter(status="GENERATED").count() == 1

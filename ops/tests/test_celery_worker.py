@@ -27,15 +27,12 @@ def test_the_test_process_sends_to_the_workers_own_queue(celery_worker, settings
     )
 
 
-def test_a_ticket_committed_in_the_test_gets_its_draft_from_the_worker(offline_model, shop_knowledge, celery_worker):
+def test_a_ticket_committed_in_the_test_gets_its_draft_from_the_worker(offline_model, customer, celery_worker):
     from drafts.models import Draft
-    from orders.models import Customer
-    from tickets.services import ticket_create
+    from drafts.tests.support import inquiry
 
-    c003 = Customer.objects.select_related("user").get(pk="C003")
-    ticket = ticket_create(
-        customer=c003, category="배송", subject="배송 문의", body="언제 도착하나요?", source="API", author=c003.user
-    )  # autocommit: on_commit fires at once and the task goes to the broker, not in-process
+    # Autocommit: on_commit fires at once and the task goes to the broker, not in-process.
+    ticket = inquiry(customer, "언제 도착하나요?", subject="배송 문의")
     # The worker ran it (not this process) to the end, on the test database.
     assert wait_for(lambda: "succeeded" in _task_lines(celery_worker, "drafts.generate_draft")), _tail(celery_worker)
     assert Draft.objects.filter(ticket=ticket).exclude(status=Draft.Status.PREPARING).exists()

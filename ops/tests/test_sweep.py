@@ -30,14 +30,16 @@ def quiet(settings):
     return settings
 
 
-def _inquiry(c005, subject="배송", body="언제 와요?"):
-    return ticket_create(customer=c005, category="배송", subject=subject, body=body, source="API", author=c005.user)
+def _inquiry(customer, subject="배송", body="언제 와요?"):
+    return ticket_create(
+        customer=customer, category="배송", subject=subject, body=body, source="API", author=customer.user
+    )
 
 
-def _undrafted(c005, settings, subject="배송"):
+def _undrafted(customer, settings, subject="배송"):
     """An inquiry whose request ran while drafts could not be made: stored, requested, no draft."""
     settings.CS_AI_DRAFTS_ENABLED = False
-    ticket = _inquiry(c005, subject)
+    ticket = _inquiry(customer, subject)
     settings.CS_AI_DRAFTS_ENABLED = True
     assert not Draft.objects.filter(ticket=ticket).exists()
     return ticket
@@ -51,8 +53,8 @@ def _complete(draft: Draft) -> bool:
     )
 
 
-def test_an_input_left_without_a_draft_is_requested_again_after_the_grace_period(c005, offline_model, settings):
-    ticket = _undrafted(c005, settings)
+def test_an_input_left_without_a_draft_is_requested_again_after_the_grace_period(customer, offline_model, settings):
+    ticket = _undrafted(customer, settings)
     settings.CS_SWEEP_GRACE_S = 3600
     assert drafts_sweep().requested == {}  # within the grace period the first request may still be running
     settings.CS_SWEEP_GRACE_S = 0
@@ -62,7 +64,7 @@ def test_an_input_left_without_a_draft_is_requested_again_after_the_grace_period
     assert drafts_sweep().requested == {}  # complete: never requested twice
 
 
-def test_a_request_that_could_not_be_handed_over_at_commit_is_dispatched_by_the_sweep(c005, offline_model, quiet):
+def test_a_request_that_could_not_be_handed_over_at_commit_is_dispatched_by_the_sweep(customer, offline_model, quiet):
     from common import outbox
     from drafts.tasks import draft_requested_handler
 
@@ -71,7 +73,7 @@ def test_a_request_that_could_not_be_handed_over_at_commit_is_dispatched_by_the_
 
     outbox.outbox_register("draft.requested", broker_down)
     try:
-        ticket = _inquiry(c005)  # the customer's message is stored all the same
+        ticket = _inquiry(customer)  # the customer's message is stored all the same
         row = OutboxMessage.objects.get(topic="draft.requested")  # (the other row: the shop's ticket.created)
         assert (row.status, row.last_error) == ("PENDING", "ConnectionError")
         assert drafts_sweep().requested == {}  # a PENDING request is the outbox's to hand over
@@ -82,8 +84,8 @@ def test_a_request_that_could_not_be_handed_over_at_commit_is_dispatched_by_the_
     assert _complete(Draft.objects.get(ticket=ticket))
 
 
-def test_a_preparing_draft_of_a_dead_run_is_finished_once_its_lease_expires(c005, offline_model, quiet):
-    ticket = _undrafted(c005, quiet)
+def test_a_preparing_draft_of_a_dead_run_is_finished_once_its_lease_expires(customer, offline_model, quiet):
+    ticket = _undrafted(customer, quiet)
     message = ticket.messages.get()
     # What a run killed mid-generation leaves: its claimed draft and its lease.
     Draft.objects.create(ticket=ticket, source_message=message, input_at=message.created_at, attempts=1)
@@ -97,11 +99,13 @@ def test_a_preparing_draft_of_a_dead_run_is_finished_once_its_lease_expires(c005
     assert _complete(draft) and draft.attempts == 2
 
 
-def test_a_failed_stage_is_retried_automatically_when_the_model_is_back_up_to_the_limit(c005, scripted_model, quiet):
+def test_a_failed_stage_is_retried_automatically_when_the_model_is_back_up_to_the_limit(
+    customer, scripted_model, quiet
+):
     quiet.CS_AI_FAILED_RETRY_BASE_S = 3600
     quiet.CS_AI_FAILED_RETRY_LIMIT = 2
     scripted_model.handler = lambda body: Fault(500)
-    ticket = _inquiry(c005)
+    ticket = _inquiry(customer)
     assert Draft.objects.get(ticket=ticket).status == "FAILED"  # visible, as before
     assert drafts_sweep().requested == {}  # backing off
 
@@ -120,18 +124,18 @@ def test_a_failed_stage_is_retried_automatically_when_the_model_is_back_up_to_th
     assert _complete(draft) and draft.attempts == 3 and draft.errors.get("draft")  # the old error stays on record
 
 
-def test_superseded_inputs_are_tidied_and_leave_the_unresolved_figure(c005, offline_model, settings):
+def test_superseded_inputs_are_tidied_and_leave_the_unresolved_figure(customer, offline_model, settings):
     settings.CS_SWEEP_GRACE_S = 3600  # tidy only
-    answered = _inquiry(c005, "A")
+    answered = _inquiry(customer, "A")
     old_draft = Draft.objects.get(ticket=answered)
     first = answered.messages.get()
     DeadLetter.objects.create(ticket=answered, source_message=first, error="OperationalError")
-    preparing = _undrafted(c005, settings, "B")
+    preparing = _undrafted(customer, settings, "B")
     old_input = preparing.messages.get()
     stuck = Draft.objects.create(ticket=preparing, source_message=old_input, input_at=old_input.created_at)
     settings.CS_AI_DRAFTS_ENABLED = False  # the follow-ups' own drafts are not the point here
-    ticket_message_add(ticket=answered, body="아직이요?", author=c005.user)
-    latest = ticket_message_add(ticket=preparing, body="아직이요?", author=c005.user)
+    ticket_message_add(ticket=answered, body="아직이요?", author=customer.user)
+    latest = ticket_message_add(ticket=preparing, body="아직이요?", author=customer.user)
     needs_a_person = DeadLetter.objects.create(ticket=preparing, source_message=latest, error="lease_busy")
     assert metrics_compute(since=None, until=None)["now"]["unresolved_dead_letters"] == 2
 
@@ -148,9 +152,9 @@ def test_superseded_inputs_are_tidied_and_leave_the_unresolved_figure(c005, offl
     assert drafts_tidy_superseded() == (0, 0)
 
 
-def test_regenerate_goes_past_a_blocked_ticket(c005, offline_model, settings):
-    blocked = _undrafted(c005, settings, "A")
-    free = _undrafted(c005, settings, "B")
+def test_regenerate_goes_past_a_blocked_ticket(customer, offline_model, settings):
+    blocked = _undrafted(customer, settings, "A")
+    free = _undrafted(customer, settings, "B")
     TicketLease.objects.create(ticket_id=blocked.pk, holder="other", expires_at=timezone.now() + timedelta(seconds=60))
     report = drafts_regenerate()
     assert (report.considered, report.outcomes) == (2, {"busy": 1, "done": 1})
@@ -161,8 +165,8 @@ def test_regenerate_goes_past_a_blocked_ticket(c005, offline_model, settings):
     assert _complete(Draft.objects.get(ticket=blocked))
 
 
-def test_failed_only_finds_a_draft_stuck_preparing_past_the_lease(c005, settings):
-    ticket = _undrafted(c005, settings)
+def test_failed_only_finds_a_draft_stuck_preparing_past_the_lease(customer, settings):
+    ticket = _undrafted(customer, settings)
     message = ticket.messages.get()
     draft = Draft.objects.create(
         ticket=ticket, source_message=message, input_at=message.created_at, attempts=1, attempted_at=timezone.now()
@@ -174,9 +178,11 @@ def test_failed_only_finds_a_draft_stuck_preparing_past_the_lease(c005, settings
     assert regenerate_targets(failed_only=True) == [(ticket.pk, message.pk)]
 
 
-def test_the_embedded_sweeper_starts_with_the_first_request_and_repairs_without_a_person(c005, offline_model, quiet):
+def test_the_embedded_sweeper_starts_with_the_first_request_and_repairs_without_a_person(
+    customer, offline_model, quiet
+):
     quiet.CS_SWEEP_EMBEDDED, quiet.CS_SWEEP_INTERVAL_S, quiet.REDIS_URL = True, 0.2, None
-    ticket = _undrafted(c005, quiet)
+    ticket = _undrafted(customer, quiet)
     try:
         Client().get("/healthz")  # any request starts this process's sweeper thread, once
         deadline = time.monotonic() + 60
@@ -187,10 +193,10 @@ def test_the_embedded_sweeper_starts_with_the_first_request_and_repairs_without_
     assert _complete(Draft.objects.get(ticket=ticket))
 
 
-def test_regenerate_with_the_broker_down_keeps_the_request_for_the_sweep(c005, offline_model, settings):
+def test_regenerate_with_the_broker_down_keeps_the_request_for_the_sweep(customer, offline_model, settings):
     from cs_project.celery import broker_pools_reset
 
-    ticket = _undrafted(c005, settings)
+    ticket = _undrafted(customer, settings)
     settings.CELERY_BROKER_URL = settings.REDIS_URL = "redis://127.0.0.1:6399/0"  # nothing listens there
     settings.CELERY_TASK_ALWAYS_EAGER = False
     broker_pools_reset()
@@ -203,16 +209,16 @@ def test_regenerate_with_the_broker_down_keeps_the_request_for_the_sweep(c005, o
     assert row.status == "PENDING" and row.last_error  # the sweep hands it over once the broker is back
 
 
-def test_only_requested_work_is_repaired_and_moot_requests_are_closed(c005, offline_model, quiet):
+def test_only_requested_work_is_repaired_and_moot_requests_are_closed(customer, offline_model, quiet):
     from tickets.models import Ticket, TicketMessage
 
     # generate_synthetic writes rows without a request: no AI work is wanted for them.
-    synthetic = Ticket.objects.create(customer=c005, category="DELIVERY", subject="합성")
+    synthetic = Ticket.objects.create(customer=customer, category="DELIVERY", subject="합성")
     TicketMessage.objects.create(ticket=synthetic, author_type="CUSTOMER", body="합성 문의")
-    ticket = _undrafted(c005, quiet)
+    ticket = _undrafted(customer, quiet)
     first = ticket.messages.get()
     quiet.CS_AI_DRAFTS_ENABLED = False
-    ticket_message_add(ticket=ticket, body="아직이요?", author=c005.user)  # supersedes the first request
+    ticket_message_add(ticket=ticket, body="아직이요?", author=customer.user)  # supersedes the first request
     quiet.CS_AI_DRAFTS_ENABLED = True
     assert drafts_sweep().requested == {"missing": 1}  # the follow-up only
     assert not Draft.objects.filter(ticket=synthetic).exists()
@@ -220,10 +226,10 @@ def test_only_requested_work_is_repaired_and_moot_requests_are_closed(c005, offl
     assert _complete(Draft.objects.get(ticket=ticket))
 
 
-def test_each_pass_also_deletes_outbox_rows_finished_long_ago(c005, offline_model, settings):
+def test_each_pass_also_deletes_outbox_rows_finished_long_ago(customer, offline_model, settings):
     """Retention runs with the sweep, on its own (a broken part does not stop the others)."""
     settings.CS_OUTBOX_RETENTION_DAYS = 30
-    ticket = _inquiry(c005)
+    ticket = _inquiry(customer)
     assert OutboxMessage.objects.filter(topic="draft.requested", status="DONE").exists()
     OutboxMessage.objects.filter(status="DONE").update(done_at=timezone.now() - timedelta(days=31))
     summary = sweep_run()
@@ -232,18 +238,20 @@ def test_each_pass_also_deletes_outbox_rows_finished_long_ago(c005, offline_mode
     assert _complete(Draft.objects.get(ticket=ticket))  # the work it asked for is done and stays
 
 
-def test_each_pass_closes_answered_tickets_the_customer_left_and_records_it(c005, operator_user, settings):
+def test_each_pass_closes_answered_tickets_the_customer_left_and_records_it(customer, settings):
     """Auto-close runs with the sweep (Celery beat's ops.sweep, or the embedded thread): an answered ticket with
     no customer reply for CS_AUTO_CLOSE_DAYS is closed by the system, with an AUTO_CLOSED event."""
+    from common.tests.factories import operator_with
     from tickets.services import ticket_reply_add
 
+    operator = operator_with("tickets.reply_ticket")
     settings.CS_AI_DRAFTS_ENABLED = False
     settings.CS_AUTO_CLOSE_DAYS = 7
     settings.CS_NOW = "2026-08-03T10:00:00+09:00"
-    left, fresh = _inquiry(c005), _inquiry(c005, subject="교환")
-    ticket_reply_add(ticket=left, body="안내드립니다.", actor=operator_user)
+    left, fresh = _inquiry(customer), _inquiry(customer, subject="교환")
+    ticket_reply_add(ticket=left, body="안내드립니다.", actor=operator)
     settings.CS_NOW = "2026-08-09T10:00:00+09:00"
-    ticket_reply_add(ticket=fresh, body="안내드립니다.", actor=operator_user)
+    ticket_reply_add(ticket=fresh, body="안내드립니다.", actor=operator)
     settings.CS_NOW = "2026-08-10T10:00:00+09:00"
     assert sweep_run()["auto_closed"] == 1
     left.refresh_from_db()

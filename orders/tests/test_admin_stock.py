@@ -2,18 +2,18 @@
 can read back)."""
 
 import pytest
-from django.contrib.auth import get_user_model
 
-from orders.models import ProductOption
+from common.tests.factories import superuser
+from orders.tests.factories import ProductOptionFactory
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.mark.parametrize("typed", ["١٢", "１２", "12\u0663"])
-def test_other_scripts_digits_are_refused_and_nothing_changes(client, shop, typed):
-    option = ProductOption.objects.select_related("product").first()
+def test_other_scripts_digits_are_refused_and_nothing_changes(client, typed):
+    option = ProductOptionFactory(stock=5)
     before = option.stock
-    client.force_login(get_user_model().objects.get(username="admin"))
+    client.force_login(superuser())
     response = client.post(
         f"/admin/orders/productoption/{option.pk}/change/",
         {"product": option.product_id, "label": option.label, "stock": typed},
@@ -23,9 +23,9 @@ def test_other_scripts_digits_are_refused_and_nothing_changes(client, shop, type
     assert option.stock == before
 
 
-def test_ascii_digits_are_saved(client, shop):
-    option = ProductOption.objects.select_related("product").first()
-    client.force_login(get_user_model().objects.get(username="admin"))
+def test_ascii_digits_are_saved(client):
+    option = ProductOptionFactory(stock=5)
+    client.force_login(superuser())
     response = client.post(
         f"/admin/orders/productoption/{option.pk}/change/",
         {"product": option.product_id, "label": option.label, "stock": " 12 "},

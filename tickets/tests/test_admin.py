@@ -9,7 +9,7 @@ from django.urls import reverse
 from common.actors import Actor
 from common.tests.factories import UserFactory
 from orders.services import order_cancel
-from orders.tests.factories import OrderFactory
+from orders.tests.factories import CustomerFactory, OrderFactory, desk_operator
 from tickets.models import Ticket
 from tickets.services import ticket_reply_add
 from tickets.tests.factories import TagFactory, TicketFactory
@@ -196,41 +196,40 @@ def test_the_header_toggles_availability(kim_client):
 
 
 # --- the ticket page made for work ---------------------------------------------------------------------------------
-def test_the_ticket_page_shows_the_customer_masked_with_their_orders_and_earlier_tickets(client, operator_user):
+def test_the_ticket_page_shows_the_customer_masked_with_their_orders_and_earlier_tickets(client):
     """(The customer's requests come from the chat app's section: chat/tests/test_admin.py.)"""
-    from orders.models import Customer
     from tickets.services import ticket_create
 
-    c003 = Customer.objects.select_related("user").get(pk="C003")
+    customer = CustomerFactory(phone="010-5523-1003", email="jihoon.park@example.com")
+    order = OrderFactory(customer=customer, delivered_days_ago=2)
     earlier = ticket_create(
-        customer=c003, category="배송", subject="지난 문의", body="?", source="API", author=c003.user
+        customer=customer, category="배송", subject="지난 문의", body="?", source="API", author=customer.user
     )
     ticket = ticket_create(
-        customer=c003, category="결제", subject="결제 오류", body="?", source="API", author=c003.user
+        customer=customer, category="결제", subject="결제 오류", body="?", source="API", author=customer.user
     )
-    client.force_login(operator_user)
+    client.force_login(desk_operator())
     html = client.get(reverse("admin:tickets_ticket_change", args=[ticket.pk])).content.decode()
     side = html[html.index('id="cs-side"') : html.index("</aside>")]
-    assert c003.phone not in html and c003.email not in html  # masked, as everywhere
-    assert "●●●●" in side and f"{c003.email[:2]}●●●@{c003.email.split('@')[1]}" in side
-    assert f'<a href="{reverse("admin:orders_customer_change", args=["C003"])}">C003</a>' in side
-    assert f'<a href="{reverse("admin:orders_order_change", args=["HR20260721001"])}">HR20260721001</a>' in side
+    assert customer.phone not in html and customer.email not in html  # masked, as everywhere
+    assert "●●●●" in side and f"{customer.email[:2]}●●●@{customer.email.split('@')[1]}" in side
+    customer_id = customer.customer_id
+    assert f'<a href="{reverse("admin:orders_customer_change", args=[customer_id])}">{customer_id}</a>' in side
+    assert f'<a href="{reverse("admin:orders_order_change", args=[order.pk])}">{order.pk}</a>' in side
     assert f'<a href="{reverse("admin:tickets_ticket_change", args=[earlier.pk])}">{earlier.number}</a>' in side
     assert f">{ticket.number}</a>" not in side  # not itself
 
 
-def test_every_control_on_the_ticket_page_has_a_label_and_the_reply_box_comes_first(client, operator_user, settings):
-    from orders.models import Customer
+def test_every_control_on_the_ticket_page_has_a_label_and_the_reply_box_comes_first(client, customer, settings):
     from tickets.services import ticket_create, ticket_message_add
 
     settings.CS_AI_DRAFTS_ENABLED = False
-    c003 = Customer.objects.select_related("user").get(pk="C003")
     ticket = ticket_create(
-        customer=c003, category="배송", subject="배송", body="첫 질문", source="API", author=c003.user
+        customer=customer, category="배송", subject="배송", body="첫 질문", source="API", author=customer.user
     )
     for n in range(5):
-        ticket_message_add(ticket=ticket, body=f"추가 질문 {n}", author=c003.user)
-    client.force_login(operator_user)
+        ticket_message_add(ticket=ticket, body=f"추가 질문 {n}", author=customer.user)
+    client.force_login(desk_operator())
     html = client.get(reverse("admin:tickets_ticket_change", args=[ticket.pk])).content.decode()
     assert unlabelled(html) == []
     # The reply box sits beside the newest messages, above the ticket's form; older messages fold away.

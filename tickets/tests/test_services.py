@@ -24,16 +24,12 @@ from tickets.tests.factories import TagFactory, TicketFactory
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def c005():
-    """Any customer with a login (the demo's C005 is not the point)."""
-    return CustomerFactory()
-
-
-def test_each_customer_message_writes_one_draft_request_with_its_ids(c005, settings):
+def test_each_customer_message_writes_one_draft_request_with_its_ids(customer, settings):
     settings.CS_AI_DRAFTS_ENABLED = False  # the request, not the pipeline, is under test
-    ticket = ticket_create(customer=c005, category="배송", subject="배송", body="언제?", source="API", author=c005.user)
-    follow_up = ticket_message_add(ticket=ticket, body="아직이요?", author=c005.user)
+    ticket = ticket_create(
+        customer=customer, category="배송", subject="배송", body="언제?", source="API", author=customer.user
+    )
+    follow_up = ticket_message_add(ticket=ticket, body="아직이요?", author=customer.user)
     first = ticket.messages.order_by("id").first()
     # Only the draft requests: opening the ticket also writes one `shop.event` (ticket.created) for a shop.
     requests = OutboxMessage.objects.filter(topic=DRAFT_REQUESTED)
@@ -47,9 +43,11 @@ def test_each_customer_message_writes_one_draft_request_with_its_ids(c005, setti
     assert OutboxMessage.objects.filter(topic="shop.event", dedupe_key=shop_event).exists()
 
 
-def test_a_rolled_back_message_leaves_no_request(c005):
+def test_a_rolled_back_message_leaves_no_request(customer):
     with pytest.raises(RuntimeError), transaction.atomic():
-        ticket_create(customer=c005, category="배송", subject="배송", body="언제?", source="API", author=c005.user)
+        ticket_create(
+            customer=customer, category="배송", subject="배송", body="언제?", source="API", author=customer.user
+        )
         raise RuntimeError("the surrounding change failed")
     assert not OutboxMessage.objects.exists()
 
