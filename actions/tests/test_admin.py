@@ -8,20 +8,12 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from actions.models import ActionRecord
-from actions.services import refund_request
-from actions.tests.factories import decider
-from common.actors import Actor
+from actions.tests.factories import agent_refund, decider
 from common.display import won
 from orders.models import Order
 from orders.tests.factories import OrderFactory
 
 pytestmark = pytest.mark.django_db
-
-
-def _refund(customer, **args) -> ActionRecord:
-    """A customer's refund/cancel request as the chat agent files it (the tool's path, without the tool)."""
-    args.setdefault("reason", "")
-    return refund_request(customer=customer, actor=Actor.customer_agent(customer), **args).record
 
 
 CHANGELIST = "admin:actions_actionrecord_changelist"
@@ -37,8 +29,8 @@ def two_pending(customer):
     """A defect refund of a 38,000원 order delivered 26 days ago, and a cancellation of one not yet shipped."""
     delivered = OrderFactory(customer=customer, delivered_days_ago=26, amount=Decimal("38000"))
     preparing = OrderFactory(customer=customer, status=Order.Status.PREPARING)
-    _refund(customer, order_id=delivered.pk, reason_category="상품하자", reason="녹")
-    _refund(customer, order_id=preparing.pk, reason_category="확인필요")
+    agent_refund(customer, order_id=delivered.pk, reason_category="상품하자", reason="녹")
+    agent_refund(customer, order_id=preparing.pk, reason_category="확인필요")
     return list(ActionRecord.objects.order_by("id"))
 
 
@@ -195,7 +187,9 @@ def test_records_are_read_only_and_never_bulk_deleted(admin_client, two_pending)
 
 
 def test_queue_query_count_does_not_grow_with_rows(client, operator, customer, django_assert_max_num_queries):
-    _refund(customer, order_id=OrderFactory(customer=customer, delivered_days_ago=26).pk, reason_category="상품하자")
+    agent_refund(
+        customer, order_id=OrderFactory(customer=customer, delivered_days_ago=26).pk, reason_category="상품하자"
+    )
     client.force_login(operator)
     with django_assert_max_num_queries(12) as few:
         client.get(reverse(CHANGELIST) + "?status__exact=PENDING")
@@ -203,7 +197,7 @@ def test_queue_query_count_does_not_grow_with_rows(client, operator, customer, d
         OrderFactory(customer=customer, status=Order.Status.PREPARING),
         OrderFactory(customer=customer, delivered_days_ago=2),
     ):
-        _refund(customer, order_id=order.pk, reason_category="상품하자")
+        agent_refund(customer, order_id=order.pk, reason_category="상품하자")
     with django_assert_max_num_queries(len(few.captured_queries)):
         client.get(reverse(CHANGELIST) + "?status__exact=PENDING")
 

@@ -9,8 +9,8 @@ from actions import execution
 from actions.errors import AlreadyDecided, NotApprovable, Refused
 from actions.execution import ShopExecutor
 from actions.models import ActionEvent, ActionRecord
-from actions.services import action_decide, address_change, refund_request
-from actions.tests.factories import decider
+from actions.services import action_decide, address_change
+from actions.tests.factories import agent_refund, decider
 from common.actors import Actor
 from common.errors import NotFound, PermissionDenied
 from common.tests.factories import operator_with
@@ -18,12 +18,6 @@ from orders.models import Order, ProductOption
 from orders.tests.factories import OrderFactory
 
 pytestmark = pytest.mark.django_db
-
-
-def _refund(customer, **args) -> ActionRecord:
-    """A customer's refund/cancel request as the chat agent files it (the tool's path, without the tool)."""
-    args.setdefault("reason", "")
-    return refund_request(customer=customer, actor=Actor.customer_agent(customer), **args).record
 
 
 @pytest.fixture
@@ -46,13 +40,13 @@ def preparing():
 
 @pytest.fixture
 def pending_refund(delivered):
-    record = _refund(delivered.customer, order_id=delivered.pk, reason_category="상품하자", reason="녹이 슬었어요")
+    record = agent_refund(delivered.customer, order_id=delivered.pk, reason_category="상품하자", reason="녹이 슬었어요")
     return ActionRecord.objects.get(pk=record.pk)
 
 
 @pytest.fixture
 def pending_cancel(preparing):
-    _refund(preparing.customer, order_id=preparing.pk, reason_category="확인필요")
+    agent_refund(preparing.customer, order_id=preparing.pk, reason_category="확인필요")
     return ActionRecord.objects.get(kind="CANCEL")
 
 
@@ -150,11 +144,11 @@ def test_done_records_and_unknown_numbers_are_not_decidable():
 
 def test_action_numbers_come_from_the_database_id():
     order = OrderFactory()
-    _refund(order.customer, order_id=order.pk, reason_category="확인필요")
+    agent_refund(order.customer, order_id=order.pk, reason_category="확인필요")
     first = ActionRecord.objects.get()
     first.events.all().delete()
     ActionRecord.objects.all().delete()  # a count-based number would now repeat A00001
-    second = _refund(order.customer, order_id=order.pk, reason_category="확인필요")
+    second = agent_refund(order.customer, order_id=order.pk, reason_category="확인필요")
     assert second.number != first.number
     assert second.number == f"A{ActionRecord.objects.get().pk:05d}"
 
@@ -162,7 +156,7 @@ def test_action_numbers_come_from_the_database_id():
 def test_the_return_windows_are_read_from_settings_at_each_request(delivered, settings):
     # Delivered 26 days before the shop's today: past a 7-day window.
     with pytest.raises(Refused, match=r"\(7일\)"):
-        _refund(delivered.customer, order_id=delivered.pk, reason_category="CHANGE_OF_MIND")
+        agent_refund(delivered.customer, order_id=delivered.pk, reason_category="CHANGE_OF_MIND")
     settings.CS_RETURN_DAYS = 30
-    record = _refund(delivered.customer, order_id=delivered.pk, reason_category="CHANGE_OF_MIND")
+    record = agent_refund(delivered.customer, order_id=delivered.pk, reason_category="CHANGE_OF_MIND")
     assert (record.kind, record.status) == ("REFUND", "PENDING")

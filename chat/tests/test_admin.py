@@ -121,7 +121,7 @@ def test_the_migration_backfills_order_ids_from_action_records_and_not_found_ans
 
 def test_the_ticket_page_lists_the_customers_requests_in_its_side_panel(client, operator_user, c003):
     """chat registers the section (tickets.sections): actions and tickets are independent of each other."""
-    from actions.tests.support import defect_refund
+    from actions.tests.factories import defect_refund
     from tickets.services import ticket_create
 
     record = defect_refund("하자")

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from accounts.services import token_issue
 from accounts.tests.factories import token_client
 from actions.models import ActionRecord
-from actions.tests.support import defect_refund
+from actions.tests.factories import defect_refund
 from common.actors import Actor
 from common.live import change_marker
 from common.tests.factories import superuser

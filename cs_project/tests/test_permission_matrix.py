@@ -25,7 +25,7 @@ from rest_framework.test import APIClient
 from accounts.models import AuthToken
 from accounts.services import token_issue
 from actions.models import ActionEvent, ActionRecord
-from actions.tests.support import defect_refund
+from actions.tests.factories import defect_refund
 from chat.models import Conversation, ToolCall
 from cs_project.tests.helpers import customer_inquiry
 from diagnostics.models import ServiceEvent

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from actions.models import ActionRecord
 from actions.services import action_decide, address_change
-from actions.tests.support import defect_refund
+from actions.tests.factories import defect_refund
 from common import outbox
 from common.actors import Actor
 from common.models import OutboxMessage

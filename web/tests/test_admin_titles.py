@@ -4,7 +4,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from actions.tests.support import defect_refund
+from actions.tests.factories import defect_refund
 
 pytestmark = pytest.mark.django_db
 
