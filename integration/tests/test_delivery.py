@@ -6,17 +6,17 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from actions.models import ActionRecord
 from actions.services import action_decide, address_change
-from actions.tests.factories import defect_refund
+from actions.tests.factories import refund_requested
 from common import outbox
 from common.actors import Actor
 from common.models import OutboxMessage
+from common.tests.factories import superuser
 from integration.models import ShopEvent
 from integration.services.webhooks import WEBHOOK_TOPIC, shop_event_route
 from integration.tasks import webhook_deliver_handler
@@ -43,11 +43,11 @@ def connected(connected, settings):
     return connected
 
 
-def test_approval_sends_exactly_one_signed_refund_event_and_waits_for_the_shop(connected, operator_user):
+def test_approval_sends_exactly_one_signed_refund_event_and_waits_for_the_shop(connected, operator):
     issued, simulator = connected
     record = refund_pending()
 
-    decided = action_decide(number=record.number, approve=True, actor=operator_user)
+    decided = action_decide(number=record.number, approve=True, actor=operator)
 
     assert decided.status == ActionRecord.Status.EXECUTING and decided.status_label == "처리중"
     assert Order.objects.get(pk=ORDER_ID).status == "DELIVERED"  # the shop has not moved the money yet
@@ -67,16 +67,16 @@ def test_approval_sends_exactly_one_signed_refund_event_and_waits_for_the_shop(c
     assert webhook_delivery().status == "DONE"
 
 
-def _executing(issued, operator_user) -> tuple[ActionRecord, APIClient]:
+def _executing(issued, operator) -> tuple[ActionRecord, APIClient]:
     """The shop's order's refund, approved (처리중), and the shop's client to report on it."""
     record = refund_pending()
-    action_decide(number=record.number, approve=True, actor=operator_user)
+    action_decide(number=record.number, approve=True, actor=operator)
     return record, client_for(issued.api_key)
 
 
-def test_the_shops_success_report_makes_it_refunded_for_the_customer(connected, operator_user):
+def test_the_shops_success_report_makes_it_refunded_for_the_customer(connected, operator):
     issued, simulator = connected
-    record, client = _executing(issued, operator_user)
+    record, client = _executing(issued, operator)
 
     response = client.post(
         f"/api/integration/actions/{record.number}/result/", {"ok": True, "external_ref": "PG-1"}, format="json"
@@ -93,9 +93,9 @@ def test_the_shops_success_report_makes_it_refunded_for_the_customer(connected, 
     assert record.events.filter(to_status="DONE").count() == 1
 
 
-def test_the_shops_failure_report_is_visible_and_nothing_is_refunded(connected, operator_user):
+def test_the_shops_failure_report_is_visible_and_nothing_is_refunded(connected, operator):
     issued, simulator = connected
-    record, client = _executing(issued, operator_user)
+    record, client = _executing(issued, operator)
 
     response = client.post(
         f"/api/integration/actions/{record.number}/result/",
@@ -117,14 +117,14 @@ def test_the_shops_failure_report_is_visible_and_nothing_is_refunded(connected, 
     assert shown["status_display"] == "처리실패"
     assert shown["status_message"].startswith("쇼핑몰에서 환불을 처리하지 못했습니다.")
     staff = Client()
-    staff.force_login(operator_user)
+    staff.force_login(operator)
     index = staff.get("/admin/").content.decode()
     assert 'id="failed-execution-count" style="color:#b91c1c">1건' in index
 
 
-def test_another_integration_cannot_report_on_this_shops_action(connected, operator_user):
+def test_another_integration_cannot_report_on_this_shops_action(connected, operator):
     record = refund_pending()
-    action_decide(number=record.number, approve=True, actor=operator_user)
+    action_decide(number=record.number, approve=True, actor=operator)
     other = make_integration("other")
     client = client_for(other.api_key)
     response = client.post(
@@ -135,11 +135,11 @@ def test_another_integration_cannot_report_on_this_shops_action(connected, opera
     assert record.status == "EXECUTING"
 
 
-def test_receiver_down_for_a_while_is_retried_with_backoff_and_delivered_once(connected, operator_user):
+def test_receiver_down_for_a_while_is_retried_with_backoff_and_delivered_once(connected, operator):
     issued, simulator = connected
     simulator.down = True
     record = refund_pending()
-    action_decide(number=record.number, approve=True, actor=operator_user)
+    action_decide(number=record.number, approve=True, actor=operator)
 
     row = webhook_delivery()
     assert (row.status, row.attempts, row.last_error) == ("PENDING", 1, "http_503")
@@ -161,11 +161,11 @@ def test_receiver_down_for_a_while_is_retried_with_backoff_and_delivered_once(co
     assert len(simulator.received) == 1 and simulator.attempts == 3
 
 
-def test_always_failing_goes_dead_and_the_admin_replays_it(connected, operator_user, client):
+def test_always_failing_goes_dead_and_the_admin_replays_it(connected, operator, client):
     issued, simulator = connected
     simulator.down = True
     record = refund_pending()
-    action_decide(number=record.number, approve=True, actor=operator_user)
+    action_decide(number=record.number, approve=True, actor=operator)
     for _ in range(3):
         outbox_make_due()
         outbox.outbox_sweep()
@@ -173,7 +173,7 @@ def test_always_failing_goes_dead_and_the_admin_replays_it(connected, operator_u
     assert (row.status, row.attempts) == ("DEAD", 3)
 
     simulator.down = False
-    admin = get_user_model().objects.filter(is_superuser=True).first()
+    admin = superuser()
     client.force_login(admin)
     event = ShopEvent.objects.get()
     page = client.get("/admin/integration/shopevent/")
@@ -188,7 +188,7 @@ def test_always_failing_goes_dead_and_the_admin_replays_it(connected, operator_u
     assert webhook_delivery().status == "DONE"
 
 
-def test_broker_down_at_commit_the_sweep_delivers_later(connected, operator_user):
+def test_broker_down_at_commit_the_sweep_delivers_later(connected, operator):
     issued, simulator = connected
 
     def broker_down(message):
@@ -197,7 +197,7 @@ def test_broker_down_at_commit_the_sweep_delivers_later(connected, operator_user
     outbox.outbox_register(WEBHOOK_TOPIC, broker_down)
     try:
         record = refund_pending()
-        decided = action_decide(number=record.number, approve=True, actor=operator_user)
+        decided = action_decide(number=record.number, approve=True, actor=operator)
         assert decided.status == "EXECUTING"  # the approval itself is stored
         assert webhook_delivery().status == "PENDING" and webhook_delivery().last_error == "ConnectionError"
         assert simulator.received == []
@@ -231,27 +231,28 @@ def test_a_lost_route_is_redone_by_the_sweep(connected):
     assert event.type == "action.address_changed" and event.body["data"]["new_address"] == "서울시 마포구 양화로 45"
 
 
-def test_rejection_is_an_event_too(connected, operator_user):
+def test_rejection_is_an_event_too(connected, operator):
     issued, simulator = connected
     record = refund_pending()
-    action_decide(number=record.number, approve=False, actor=operator_user, note="사진 확인 불가")
+    action_decide(number=record.number, approve=False, actor=operator, note="사진 확인 불가")
     [event] = simulator.received
     assert event.type == "action.rejected" and event.body["data"]["status"] == "REJECTED"
 
 
-def test_without_an_integration_the_demo_shop_executes_at_once_and_no_event_goes_out(shop, operator_user):
-    record = defect_refund("불량")
-    decided = action_decide(number=record.number, approve=True, actor=operator_user)
-    assert decided.status == "APPROVED" and Order.objects.get(pk="HR20260721001").status == "RETURNED"
+def test_without_an_integration_the_demo_shop_executes_at_once_and_no_event_goes_out(operator):
+    # The desk's own order (no integration sent it): its executor refunds at once.
+    record = refund_requested(reason="불량")
+    decided = action_decide(number=record.number, approve=True, actor=operator)
+    assert decided.status == "APPROVED" and Order.objects.get(pk=record.order_id).status == "RETURNED"
     assert not ShopEvent.objects.exists()
     assert not OutboxMessage.objects.filter(topic="shop.event").exclude(status="DONE").exists()
 
 
-def test_events_feed_for_an_integration_without_webhook(shop, operator_user):
+def test_events_feed_for_an_integration_without_webhook(operator):
     issued = make_integration("feedonly")
     seed_shop(issued)
     record = refund_pending()
-    action_decide(number=record.number, approve=True, actor=operator_user)
+    action_decide(number=record.number, approve=True, actor=operator)
     client = client_for(issued.api_key)
 
     events = client.get("/api/integration/events/").json()["events"]
@@ -279,16 +280,16 @@ def test_ticket_created_is_an_event(connected):
     assert event.type == "ticket.created" and event.body["data"]["order_id"] == ORDER_ID
 
 
-def test_the_event_list_reads_each_delivery_without_a_query_per_row(connected, operator_user, client):
+def test_the_event_list_reads_each_delivery_without_a_query_per_row(connected, operator, client):
     """The admin's event list shows every event's delivery state, attempts and error in a constant number of
     queries (one subquery per column), with the type in words."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     issued, simulator = connected
-    client.force_login(get_user_model().objects.filter(is_superuser=True).first())
+    client.force_login(superuser())
     record = refund_pending()
-    action_decide(number=record.number, approve=True, actor=operator_user)
+    action_decide(number=record.number, approve=True, actor=operator)
     with CaptureQueriesContext(connection) as one:
         page = client.get("/admin/integration/shopevent/").content.decode()
     assert "환불 승인" in page and "완료" in page

@@ -24,15 +24,8 @@ from integration.tests.factories import (
 )
 from ops.sweep import sweep_run
 from orders.models import Order
-from orders.tests.factories import desk_operator
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def operator(db):
-    """Decides requests and reads their admin pages."""
-    return desk_operator(username="operator")
 
 
 def _set_active(integration: Integration, active: bool) -> None:
