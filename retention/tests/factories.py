@@ -1,5 +1,5 @@
-"""A demo customer with a history across every table, placed in time so that a pinned clock years later finds
-some of it past its period and some within."""
+"""A customer with a history across every table, placed in time so that a pinned clock years later finds some of it
+past its period and some within, and another customer who is still within every period."""
 
 from __future__ import annotations
 
@@ -9,21 +9,24 @@ from datetime import date, datetime
 from decimal import Decimal
 
 import pytest
-from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
 
 from actions.models import ActionRecord
 from actions.services import action_decide, address_change, refund_request
 from chat.models import ChatMessage, Conversation, ToolCall
 from common.actors import Actor
 from common.clock import SEOUL
+from common.tests.factories import UserFactory, superuser
 from diagnostics.models import ServiceEvent
 from llm.models import LLMCall
-from orders.models import Customer, Order, Product
+from orders.models import Customer, Order
+from orders.tests.factories import CustomerFactory, OrderFactory
 from tickets.models import Ticket
 from tickets.services import ticket_create, ticket_status_change
 
 LATER = "2030-03-01T12:00:00+09:00"  # complaint cutoff 2027-03-01, money cutoff 2025-03-01, access 2028-03-01
 NEW_ADDRESS = "서울특별시 강남구 테헤란로 1, 5층"
+OLD_ADDRESS = "서울특별시 송파구 올림픽로 300, 101동 1502호"  # where the customer's orders went first
 
 
 def at(year: int, month: int, day: int) -> datetime:
@@ -32,8 +35,11 @@ def at(year: int, month: int, day: int) -> datetime:
 
 @dataclass
 class History:
-    c003: Customer
-    c005: Customer
+    admin: AbstractBaseUser  # decides the refund and closes the tickets
+    customer: Customer  # everything of theirs is from 2026: past the complaint period by LATER
+    other: Customer  # chatted and complained recently (2028-2029): within it
+    orders: list[Order]  # the customer's, all of them
+    refunded: Order  # one of `orders`, refunded in full
     moved: ActionRecord
     refund: ActionRecord
     old_ticket: Ticket
@@ -69,42 +75,57 @@ def _llm_call(when: datetime) -> LLMCall:
     return call
 
 
+def _customer(name: str, phone: str, email: str) -> Customer:
+    """A customer with contact data on their row and on their login, both of which the sweep must clear."""
+    customer = CustomerFactory(name=name, phone=phone, email=email, user=UserFactory(email=email))
+    Customer.objects.filter(pk=customer.pk).update(created_at=at(2026, 1, 1))
+    return customer
+
+
 @pytest.fixture
-def history(shop, settings) -> History:
+def history(db, settings) -> History:
     """Made on the shop's day (2026-07-27), read with the clock at LATER."""
-    admin = get_user_model().objects.get(username="admin")
-    c003 = Customer.objects.get(pk="C003")
-    c005 = Customer.objects.get(pk="C005")
-    Customer.objects.filter(pk__in=["C003", "C005"]).update(created_at=at(2026, 1, 1))
-    agent = Actor.customer_agent(c003)
-    moved = address_change(customer=c003, order_id="HR20260726002", new_address=NEW_ADDRESS, actor=agent)
+    admin = superuser(username="admin")
+    customer = _customer("박보존", "010-5523-1003", "bojon.park@example.com")
+    other = _customer("정최근", "010-6645-1005", "choegeun.jung@example.com")
+    agent = Actor.customer_agent(customer)
+    refunded = OrderFactory(
+        customer=customer, delivered_days_ago=2, amount=Decimal("89000"), shipping_address=OLD_ADDRESS
+    )  # within the change-of-mind window
+    preparing = OrderFactory(customer=customer, status=Order.Status.PREPARING, shipping_address=OLD_ADDRESS)
+    moved = address_change(customer=customer, order_id=preparing.order_id, new_address=NEW_ADDRESS, actor=agent)
     refund = refund_request(
-        customer=c003, order_id="HR20260721001", reason_category="CHANGE_OF_MIND", reason="마음이 바뀜", actor=agent
+        customer=customer,
+        order_id=refunded.order_id,
+        reason_category="CHANGE_OF_MIND",
+        reason="마음이 바뀜",
+        actor=agent,
     ).record
     refund = action_decide(number=refund.pk, approve=True, actor=admin)
-    # Everything of C003's has finished by 2030: the orders were delivered long ago.
-    Order.objects.filter(customer=c003).exclude(status__in=["DELIVERED", "CANCELLED", "RETURNED"]).update(
+    # Everything of the customer's has finished by 2030: the orders were delivered long ago.
+    Order.objects.filter(customer=customer).exclude(status__in=["DELIVERED", "CANCELLED", "RETURNED"]).update(
         status="DELIVERED", delivered_at=date(2026, 8, 1)
     )
-    ActionRecord.objects.filter(customer=c003).update(created_at=at(2026, 7, 27))
+    ActionRecord.objects.filter(customer=customer).update(created_at=at(2026, 7, 27))
 
     old_ticket = ticket_create(
-        customer=c003, category="배송", subject="배송 문의", body="언제 와요? 010-1234-5678", source="API", author=None
+        customer=customer,
+        category="배송",
+        subject="배송 문의",
+        body="언제 와요? 010-1234-5678",
+        source="API",
+        author=None,
     )
     ticket_status_change(ticket=old_ticket, status="CLOSED", actor=admin)
     Ticket.objects.filter(pk=old_ticket.pk).update(closed_at=at(2026, 8, 1))
     recent_ticket = ticket_create(
-        customer=c005, category="배송", subject="배송 문의", body="아직 안 왔어요", source="API", author=None
+        customer=other, category="배송", subject="배송 문의", body="아직 안 왔어요", source="API", author=None
     )
     ticket_status_change(ticket=recent_ticket, status="CLOSED", actor=admin)
     Ticket.objects.filter(pk=recent_ticket.pk).update(closed_at=at(2028, 1, 1))
 
-    product = Product.objects.get(pk="P001")
-    ancient_order = Order.objects.create(
-        order_id="HR20240101001",
-        customer=c005,
-        product=product,
-        option=product.options.first(),
+    ancient_order = OrderFactory(
+        customer=other,
         amount=Decimal("89000"),
         status="RETURNED",
         shipping_address="부산광역시 해운대구 센텀중앙로 79, 2104호",
@@ -112,28 +133,31 @@ def history(shop, settings) -> History:
         delivered_at=date(2024, 1, 3),
     )
     ancient_refund = ActionRecord.objects.create(
-        customer=c005,
+        customer=other,
         order=ancient_order,
         kind="REFUND",
         status="DONE",
         summary="환불",
-        refund_amount=Decimal("89000"),
+        refund_amount=ancient_order.amount,
         requested_on=date(2024, 1, 5),
     )
     ActionRecord.objects.filter(pk=ancient_refund.pk).update(created_at=at(2024, 1, 5))
     return History(
-        c003=c003,
-        c005=c005,
+        admin=admin,
+        customer=customer,
+        other=other,
+        orders=[refunded, preparing],
+        refunded=refunded,
         moved=moved,
         refund=refund,
         old_ticket=old_ticket,
         recent_ticket=recent_ticket,
-        old_chat=_conversation(c003, at(2026, 7, 27), ticket_number=old_ticket.number),
-        recent_chat=_conversation(c005, at(2029, 6, 1)),
+        old_chat=_conversation(customer, at(2026, 7, 27), ticket_number=old_ticket.number),
+        recent_chat=_conversation(other, at(2029, 6, 1)),
         old_call=_llm_call(at(2026, 7, 27)),
         recent_call=_llm_call(at(2029, 6, 1)),
-        old_event=_service_event(c003, at(2027, 6, 1)),
-        recent_event=_service_event(c005, at(2029, 6, 1)),
+        old_event=_service_event(customer, at(2027, 6, 1)),
+        recent_event=_service_event(other, at(2029, 6, 1)),
         ancient_order=ancient_order,
         ancient_refund=ancient_refund,
     )

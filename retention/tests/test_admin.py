@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 
 from common.actors import Actor
@@ -17,15 +16,15 @@ URL = "/admin/tickets/datasubjectrequest/"
 
 
 @pytest.fixture
-def desk(shop):
+def desk(history):
     client = Client()
-    client.force_login(get_user_model().objects.get(username="admin"))
+    client.force_login(history.admin)
     return client
 
 
 def test_an_erasure_request_runs_from_the_desk_only_after_the_identity_is_verified(desk, history):
     request, _ = data_request_open(
-        customer=history.c003, kind="ERASURE", source="API", actor=Actor.customer_agent(history.c003)
+        customer=history.customer, kind="ERASURE", source="API", actor=Actor.customer_agent(history.customer)
     )
     listing = desk.get(URL).content.decode()
     assert request.number in listing and "삭제" in listing
@@ -33,11 +32,11 @@ def test_an_erasure_request_runs_from_the_desk_only_after_the_identity_is_verifi
     desk.post(URL, {"action": "run_selected", "_selected_action": [request.pk]}, follow=True)
     request.refresh_from_db()
     assert request.status == "OPEN"
-    assert Customer.objects.get(pk="C003").name == history.c003.name
+    assert Customer.objects.get(pk=history.customer.pk).name == history.customer.name
 
     desk.post(URL, {"action": "verify_selected", "_selected_action": [request.pk]})
     desk.post(URL, {"action": "run_selected", "_selected_action": [request.pk]})
     request.refresh_from_db()
     assert (request.status, request.identity_verified) == (DataSubjectRequest.Status.DONE, True)
     assert request.result["kept"]["actions.ActionRecord"]
-    assert Customer.objects.get(pk="C003").name == ERASED
+    assert Customer.objects.get(pk=history.customer.pk).name == ERASED

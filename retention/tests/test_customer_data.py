@@ -63,10 +63,10 @@ def _rows_about(customer_id: str) -> dict[str, int]:
 
 @pytest.fixture
 def full(history):
-    """C003's history, plus a draft with a rating and a dead letter, an operator's reply, a login token and a data
-    request: a row in every kind of table."""
-    admin = get_user_model().objects.get(username="admin")
-    ticket = Ticket.objects.create(customer=history.c003, subject="교환 문의", source="API")
+    """The customer's history, plus a draft with a rating and a dead letter, an operator's reply, a login token and a
+    data request: a row in every kind of table."""
+    admin = history.admin
+    ticket = Ticket.objects.create(customer=history.customer, subject="교환 문의", source="API")
     message = ticket.messages.create(author_type="CUSTOMER", body="사이즈 교환하고 싶어요")
     draft = Draft.objects.create(ticket=ticket, source_message=message, input_at=now(), body="교환 안내드립니다.")
     DraftRating.objects.create(
@@ -74,51 +74,52 @@ def full(history):
     )
     DeadLetter.objects.create(ticket=ticket, source_message=message, error="timeout")
     ticket_reply_send(ticket_id=ticket.pk, body="교환 접수 도와드리겠습니다.", actor=admin)
-    AuthToken.objects.create(digest="0" * 64, user=history.c003.user, created_at=now(), password_fingerprint="x")
-    data_request_open(customer=history.c003, kind="ACCESS", source="API", actor=Actor.customer_agent(history.c003))
+    AuthToken.objects.create(digest="0" * 64, user=history.customer.user, created_at=now(), password_fingerprint="x")
+    customer = history.customer
+    data_request_open(customer=customer, kind="ACCESS", source="API", actor=Actor.customer_agent(customer))
     return history
 
 
 def test_the_export_holds_every_table_with_a_row_about_the_customer(full):
-    held = _rows_about("C003")
+    held = _rows_about(full.customer.pk)
     assert {"drafts.Draft", "evals.DraftRating", "chat.ToolCall", "actions.ActionEvent"} <= set(held)
     out = StringIO()
-    call_command("customer_data", "export", "C003", stdout=out)
+    call_command("customer_data", "export", full.customer.pk, stdout=out)
     export = json.loads(out.getvalue())
     for label, count in held.items():
         assert len(export["tables"].get(label, [])) == count, label
-    assert export["tables"]["orders.Customer"][0]["name"] == full.c003.name
+    assert export["tables"]["orders.Customer"][0]["name"] == full.customer.name
     assert len(export["tables"]["accounts.AuthToken"]) == 1
     assert "digest" not in export["tables"]["accounts.AuthToken"][0]
 
 
 def test_the_export_names_staff_by_role_only_and_holds_nothing_of_other_customers(full):
-    admin = get_user_model().objects.get(username="admin")
-    export = customer_data_export(customer_id="C003")
+    admin = full.admin
+    export = customer_data_export(customer_id=full.customer.pk)
     text = json.dumps(export, ensure_ascii=False)
     assert admin.username not in text
     refund = next(row for row in export["tables"]["actions.ActionRecord"] if row["kind"] == "REFUND")
     assert refund["decided_by"] == OPERATOR
-    assert full.c005.name not in text and "C005" not in text
+    assert full.other.name not in text and full.other.pk not in text
 
 
 def test_erasure_leaves_only_what_a_rule_keeps_and_marks_each_kept_row(full):
     out = StringIO()
-    call_command("customer_data", "erase", "C003", stdout=out)
+    call_command("customer_data", "erase", full.customer.pk, stdout=out)
     # What no law keeps is gone: drafts, ratings, dead letters, request logs, the login tokens.
-    assert not Draft.objects.filter(ticket__customer_id="C003").exists()
-    assert not DraftRating.objects.filter(draft__ticket__customer_id="C003").exists()
-    assert not DeadLetter.objects.filter(ticket__customer_id="C003").exists()
-    assert not AuthToken.objects.filter(user=full.c003.user).exists()
-    customer = Customer.objects.select_related("user").get(pk="C003")
+    assert not Draft.objects.filter(ticket__customer_id=full.customer.pk).exists()
+    assert not DraftRating.objects.filter(draft__ticket__customer_id=full.customer.pk).exists()
+    assert not DeadLetter.objects.filter(ticket__customer_id=full.customer.pk).exists()
+    assert not AuthToken.objects.filter(user=full.customer.user).exists()
+    customer = Customer.objects.select_related("user").get(pk=full.customer.pk)
     assert (customer.name, customer.phone, customer.email) == (ERASED, "", "")
     assert not customer.user.is_active
     # Every row left about the customer says which rule keeps it and until when.
-    left = _rows_about("C003")
+    left = _rows_about(full.customer.pk)
     assert {"orders.Order", "actions.ActionRecord", "tickets.Ticket", "chat.Conversation"} <= set(left)
     assert "diagnostics.ServiceEvent" not in left
     for label, count in left.items():
-        marks = RetentionMark.objects.filter(model=label, customer_id="C003")
+        marks = RetentionMark.objects.filter(model=label, customer_id=full.customer.pk)
         assert marks.count() == count, label
         assert set(marks.values_list("rule", flat=True)) <= {"COMPLAINT", "CONTRACT", "PAYMENT"}
     assert RetentionMark.objects.get(model="actions.ActionRecord", object_pk=str(full.refund.pk)).rule == "PAYMENT"
@@ -128,39 +129,39 @@ def test_erasure_leaves_only_what_a_rule_keeps_and_marks_each_kept_row(full):
 
 
 def test_a_chat_that_handled_no_complaint_is_erased_one_that_did_is_kept(full):
-    quiet = type(full.old_chat).objects.create(customer=full.c003)
+    quiet = type(full.old_chat).objects.create(customer=full.customer)
     quiet.messages.create(role="customer", content="영업시간이 어떻게 돼요?")
-    report = customer_data_erase(customer_id="C003", actor_label="test")
+    report = customer_data_erase(customer_id=full.customer.pk, actor_label="test")
     assert not type(quiet).objects.filter(pk=quiet.pk).exists()
     assert type(full.old_chat).objects.filter(pk=full.old_chat.pk).exists()  # it filed a ticket
     assert report["kept"]["chat.Conversation"] == {"COMPLAINT": 1}
 
 
 def test_a_data_request_runs_only_after_a_person_verified_the_identity(full):
-    admin = get_user_model().objects.get(username="admin")
-    agent = Actor.customer_agent(full.c003)
-    request, created = data_request_open(customer=full.c003, kind="ERASURE", source="API", actor=agent)
+    admin = full.admin
+    agent = Actor.customer_agent(full.customer)
+    request, created = data_request_open(customer=full.customer, kind="ERASURE", source="API", actor=agent)
     assert created
-    assert data_request_open(customer=full.c003, kind="ERASURE", source="API", actor=agent) == (request, False)
+    assert data_request_open(customer=full.customer, kind="ERASURE", source="API", actor=agent) == (request, False)
     with pytest.raises(InvalidState):
         data_request_run(request=request, actor=admin)
-    assert Customer.objects.get(pk="C003").name == full.c003.name
+    assert Customer.objects.get(pk=full.customer.pk).name == full.customer.name
     assert data_request_verify(request=request, actor=admin)
     done = data_request_run(request=request, actor=admin)
     assert done.status == DataSubjectRequest.Status.DONE
-    assert done.result["kept"]["orders.Order"] == {"CONTRACT": 4}
-    assert Customer.objects.get(pk="C003").name == ERASED
+    assert done.result["kept"]["orders.Order"] == {"CONTRACT": len(full.orders)}
+    assert Customer.objects.get(pk=full.customer.pk).name == ERASED
 
 
 def test_an_access_request_hands_over_the_export(full):
-    admin = get_user_model().objects.get(username="admin")
-    request = DataSubjectRequest.objects.get(customer=full.c003, kind="ACCESS")
+    admin = full.admin
+    request = DataSubjectRequest.objects.get(customer=full.customer, kind="ACCESS")
     data_request_verify(request=request, actor=admin)
     done = data_request_run(request=request, actor=admin)
-    assert len(done.result["tables"]["orders.Order"]) == 4
+    assert len(done.result["tables"]["orders.Order"]) == len(full.orders)
 
 
-def test_an_unknown_customer_is_an_error_and_nothing_changes(shop):
-    with pytest.raises(CommandError):
+def test_an_unknown_customer_is_an_error_and_nothing_changes(customer):
+    with pytest.raises(CommandError, match="고객을 찾을 수 없습니다: C999"):  # not found, beside a customer who is
         call_command("customer_data", "erase", "C999", stdout=StringIO())
     assert not RetentionMark.objects.exists()

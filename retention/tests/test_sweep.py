@@ -3,7 +3,6 @@ loses its contact data, what is within stays, a dry run changes nothing, every p
 
 from __future__ import annotations
 
-from decimal import Decimal
 from io import StringIO
 
 import pytest
@@ -19,7 +18,7 @@ from ops.sweep import sweep_run
 from orders.models import Customer, Order
 from retention.models import RetentionRun
 from retention.services import ERASED, retention_sweep
-from retention.tests.factories import LATER, NEW_ADDRESS, at
+from retention.tests.factories import LATER, NEW_ADDRESS, OLD_ADDRESS, at
 from tickets.models import DataSubjectRequest, Ticket, TicketMessage
 from tickets.services import data_request_open
 
@@ -68,33 +67,33 @@ def test_model_calls_follow_the_complaint_period_and_service_logs_the_two_year_a
 def test_money_records_keep_their_amounts_and_lose_the_contact_data_after_the_complaint_period(history, later):
     retention_sweep()
     refund = ActionRecord.objects.get(pk=history.refund.pk)
-    assert refund.refund_amount == history.refund.refund_amount == Decimal("89000")
-    order = Order.objects.get(pk="HR20260721001")
-    assert (order.amount, order.shipping_address) == (Decimal("89000"), ERASED)
+    assert refund.refund_amount == history.refund.refund_amount == history.refunded.amount
+    order = Order.objects.get(pk=history.refunded.pk)
+    assert (order.amount, order.shipping_address) == (history.refunded.amount, ERASED)
     moved = ActionRecord.objects.get(pk=history.moved.pk)
     assert moved.detail == {"new_address": ERASED, "old_address": ERASED}
-    assert NEW_ADDRESS not in moved.summary and "올림픽로" not in moved.summary
+    assert NEW_ADDRESS not in moved.summary and OLD_ADDRESS not in moved.summary
     for event in ActionEvent.objects.filter(record=moved):
-        assert NEW_ADDRESS not in event.note and "올림픽로" not in event.note
-    c003 = Customer.objects.get(pk="C003")
-    assert (c003.name, c003.phone, c003.email) == (ERASED, "", "")
-    assert c003.user.email == ""
-    # C005 chatted in 2029: within the complaint period, the name stays.
-    assert Customer.objects.get(pk="C005").name == history.c005.name
+        assert NEW_ADDRESS not in event.note and OLD_ADDRESS not in event.note
+    customer = Customer.objects.get(pk=history.customer.pk)
+    assert (customer.name, customer.phone, customer.email) == (ERASED, "", "")
+    assert customer.user.email == ""
+    # The other customer chatted in 2029: within the complaint period, the name stays.
+    assert Customer.objects.get(pk=history.other.pk).name == history.other.name
 
 
 def test_contract_and_payment_records_past_five_years_are_destroyed(history, later):
     retention_sweep()
     assert not _exists(history.ancient_refund)
     assert not _exists(history.ancient_order)
-    assert Order.objects.filter(customer_id="C003").count() == 4
+    assert Order.objects.filter(customer=history.customer).count() == len(history.orders)
 
 
 def test_nothing_expires_before_its_period(history, settings):
     settings.CS_NOW = "2027-02-28T12:00:00+09:00"  # the old ticket was closed 2026-08-01: not yet 3 years
     run = retention_sweep()
     assert _exists(history.old_ticket) and _exists(history.old_chat)
-    assert Order.objects.get(pk="HR20260721001").shipping_address != ERASED
+    assert Order.objects.get(pk=history.refunded.pk).shipping_address != ERASED
     assert run.by_rule["tickets"]["destroyed"] == 0
 
 
@@ -150,13 +149,13 @@ def test_the_periodic_sweep_runs_retention(history, later):
 
 
 def test_a_handled_data_request_goes_after_the_complaint_period_an_open_one_stays(history, later):
-    agent = Actor.customer_agent(history.c003)
-    handled, _ = data_request_open(customer=history.c003, kind="ACCESS", source="API", actor=agent)
-    waiting, _ = data_request_open(customer=history.c003, kind="ERASURE", source="API", actor=agent)
+    agent = Actor.customer_agent(history.customer)
+    handled, _ = data_request_open(customer=history.customer, kind="ACCESS", source="API", actor=agent)
+    waiting, _ = data_request_open(customer=history.customer, kind="ERASURE", source="API", actor=agent)
     DataSubjectRequest.objects.filter(pk=handled.pk).update(
         status="DONE", identity_verified=True, done_at=at(2026, 8, 1), result={"tables": {}}
     )
-    recent, _ = data_request_open(customer=history.c005, kind="ACCESS", source="API", actor=agent)
+    recent, _ = data_request_open(customer=history.other, kind="ACCESS", source="API", actor=agent)
     DataSubjectRequest.objects.filter(pk=recent.pk).update(
         status="DONE", identity_verified=True, done_at=at(2028, 1, 1)
     )
