@@ -101,7 +101,7 @@ def test_knowledge_check_fails_without_documents_and_passes_once_built():
     from fixtures.demo import demo_knowledge_seed
 
     # The documents and their index are what the check reads; the service-event stories (the demo customers')
-    # are not, so neither they nor the demo shop are loaded.
+    # are not, so neither they nor the demo seed are loaded.
     demo_knowledge_seed(service_events=False)
     check = checks.knowledge_index_check()
     assert check.ok and check.message.startswith("built (documents=")
