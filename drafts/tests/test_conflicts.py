@@ -24,7 +24,7 @@ OWN = "고객님, 카드사 점검 때문에 생긴 오류였습니다. 지금 �
 
 @pytest.fixture
 def colleague(db):
-    """A second operator with the shop's operator permissions: 이상담."""
+    """A second operator with the same permissions as desk_user: 이상담."""
     return desk_operator(username="lee", last_name="이", first_name="상담")
 
 
