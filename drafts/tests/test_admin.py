@@ -3,11 +3,10 @@
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
 from django.urls import reverse
 from django.utils.html import escape
 
+from common.tests.factories import operator_with
 from diagnostics.schemas import VERDICT_LABELS
 from drafts.models import Draft
 from drafts.tests.support import inquiry
@@ -26,7 +25,9 @@ def _decide(ticket_id, draft_id):
     return reverse("admin:tickets_ticket_draft_decide", args=[ticket_id, draft_id])
 
 
-def test_ticket_page_shows_conversation_draft_scores_citations_diagnosis_and_tags(operator_client, live_draft):
+def test_ticket_page_shows_conversation_draft_scores_citations_diagnosis_and_tags(operator_client, c005_draft):
+    """On the demo: what the draft cites (the shop's knowledge base) and diagnoses (C005's events) is the point."""
+    live_draft = c005_draft
     html = operator_client.get(_page(live_draft.ticket_id)).content.decode()
     assert "결제하려고 하면 계속 오류가 나요." in html  # the conversation
     assert escape(live_draft.corrected_body.splitlines()[0]) in html  # the corrected answer
@@ -51,7 +52,7 @@ def test_ticket_page_shows_conversation_draft_scores_citations_diagnosis_and_tag
     assert 'value="apply_unchanged"' not in html
 
 
-def test_apply_unchanged_from_the_admin(operator_client, live_draft):
+def test_apply_unchanged_from_the_admin(operator_client, live_draft, desk_tags):
     response = operator_client.post(
         _decide(live_draft.ticket_id, live_draft.pk),
         {"decision": "apply", "final_body": live_draft.answer, "tags": ["결제오류"]},
@@ -84,9 +85,7 @@ def test_reject_from_the_admin(operator_client, live_draft):
 
 
 def test_staff_without_review_permission_see_no_decisions_and_change_nothing(client, live_draft):
-    clerk = get_user_model().objects.create_user("clerk", is_staff=True)
-    clerk.user_permissions.add(*Permission.objects.filter(codename__in=["view_ticket", "view_draft"]))
-    client.force_login(clerk)
+    client.force_login(operator_with("tickets.view_ticket", "drafts.view_draft"))
     page = client.get(_page(live_draft.ticket_id))
     assert page.status_code == 200 and 'value="apply"' not in page.content.decode()
     response = client.post(_decide(live_draft.ticket_id, live_draft.pk), {"decision": "apply"}, follow=True)
@@ -94,11 +93,11 @@ def test_staff_without_review_permission_see_no_decisions_and_change_nothing(cli
     assert Draft.objects.get(pk=live_draft.pk).status == "GENERATED"
 
 
-def test_failed_stage_is_shown_and_retried_from_the_admin(operator_client, c005, scripted_model):
+def test_failed_stage_is_shown_and_retried_from_the_admin(operator_client, customer, scripted_model):
     from llm.testing import Fault
 
     scripted_model.handler = lambda body: Fault(500)
-    ticket = inquiry(c005)
+    ticket = inquiry(customer)
     page = operator_client.get(_page(ticket.pk)).content.decode()
     assert "생성 실패" in page and "실패한 단계 다시 실행" in page
 

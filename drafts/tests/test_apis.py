@@ -4,8 +4,9 @@ import pytest
 from rest_framework.test import APIClient
 
 from actions.models import ActionRecord
+from actions.tests.factories import refund_requested
 from drafts.models import Draft
-from drafts.tests.support import inquiry, refund_asked
+from drafts.tests.support import inquiry
 from tickets.models import TicketMessage
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -19,7 +20,9 @@ DRAFT_FIELDS = set(
 )
 
 
-def test_ticket_list_and_detail_carry_conversation_and_every_draft_field(staff_api, live_draft):
+def test_ticket_list_and_detail_carry_conversation_and_every_draft_field(staff_api, c005_draft):
+    """On the demo: the citations' titles and texts come from the shop's knowledge base."""
+    live_draft = c005_draft
     number = live_draft.ticket.number
     listed = staff_api.get("/api/ops/tickets/?status=OPEN").json()
     assert listed["count"] == 1
@@ -40,17 +43,17 @@ def test_ticket_list_and_detail_carry_conversation_and_every_draft_field(staff_a
     assert draft["citations"] and all(c["title"] and c["text"] for c in draft["citations"])
 
 
-def test_list_queries_do_not_grow_with_tickets(staff_api, live_draft, django_assert_max_num_queries, c005):
+def test_list_queries_do_not_grow_with_tickets(staff_api, live_draft, django_assert_max_num_queries, customer):
 
     with django_assert_max_num_queries(8) as few:
         staff_api.get("/api/ops/tickets/")
     for i in range(5):
-        inquiry(c005, subject=f"배송 {i}")
+        inquiry(customer, subject=f"배송 {i}")
     with django_assert_max_num_queries(len(few.captured_queries)):
         assert staff_api.get("/api/ops/tickets/").json()["count"] == 6
 
 
-def test_apply_edited_and_tags_through_the_api(staff_api, live_draft):
+def test_apply_edited_and_tags_through_the_api(staff_api, desk_user, live_draft, desk_tags):
     final = live_draft.answer + " 감사합니다."
     response = staff_api.post(
         f"/api/ops/drafts/{live_draft.pk}/apply/", {"final_body": final, "tags": ["결제오류"]}, format="json"
@@ -61,7 +64,7 @@ def test_apply_edited_and_tags_through_the_api(staff_api, live_draft):
         "APPLIED",
         "EDITED",
         final,
-        "operator",
+        desk_user.username,
     )
     assert 0 < body["edit_ratio"] < 0.2
     assert TicketMessage.objects.get(ticket_id=live_draft.ticket_id, author_type="OPERATOR").body == final
@@ -69,11 +72,11 @@ def test_apply_edited_and_tags_through_the_api(staff_api, live_draft):
     assert again.status_code == 409 and again.json()["code"] == "draft_not_live"
 
 
-def test_apply_unchanged_and_reject_through_the_api(staff_api, live_draft, c005):
+def test_apply_unchanged_and_reject_through_the_api(staff_api, live_draft, customer, desk_tags):
     assert staff_api.post(f"/api/ops/drafts/{live_draft.pk}/apply/", {}, format="json").json()["applied"] == "UNCHANGED"
     from tickets.services import ticket_message_add
 
-    ticket_message_add(ticket=live_draft.ticket, body="아직도 안 돼요", author=c005.user)
+    ticket_message_add(ticket=live_draft.ticket, body="아직도 안 돼요", author=customer.user)
     newer = Draft.objects.get(ticket_id=live_draft.ticket_id, status="GENERATED")
     response = staff_api.post(f"/api/ops/drafts/{newer.pk}/reject/", {"tags": ["재문의"]}, format="json")
     assert response.status_code == 200 and response.json()["status"] == "REJECTED"
@@ -81,14 +84,14 @@ def test_apply_unchanged_and_reject_through_the_api(staff_api, live_draft, c005)
     assert staff_api.post("/api/ops/drafts/999999/reject/", {}, format="json").status_code == 404
 
 
-def test_approval_decision_through_the_api(staff_api, c003):
-    record = refund_asked(c003, "HR20260721001", reason="사이즈가 달라요(상품하자)", category="DEFECT")
+def test_approval_decision_through_the_api(staff_api, desk_user):
+    record = refund_requested(reason="사이즈가 달라요(상품하자)", category="DEFECT")
     number = record.number
     response = staff_api.post(
         f"/api/ops/actions/{number}/decide/", {"approve": True, "note": "사진 확인"}, format="json"
     )
     assert response.status_code == 200, response.content
-    assert (response.json()["status"], response.json()["decided_by"]) == ("APPROVED", "operator")
+    assert (response.json()["status"], response.json()["decided_by"]) == ("APPROVED", desk_user.username)
     assert ActionRecord.objects.get(pk=record.pk).status == "APPROVED"
     again = staff_api.post(f"/api/ops/actions/{number}/decide/", {"approve": False}, format="json")
     assert again.status_code == 409
@@ -105,7 +108,7 @@ def test_approval_decision_through_the_api(staff_api, c003):
         ("post", "/api/ops/actions/A00001/decide/"),
     ],
 )
-def test_customers_and_anonymous_cannot_reach_ops(c003_api, live_draft, method, path):
-    assert getattr(c003_api, method)(path, {}, format="json").status_code == 403
+def test_customers_and_anonymous_cannot_reach_ops(customer_api, live_draft, method, path):
+    assert getattr(customer_api, method)(path, {}, format="json").status_code == 403
     assert getattr(APIClient(), method)(path, {}, format="json").status_code == 401
     assert Draft.objects.get(pk=live_draft.pk).status == "GENERATED"

@@ -4,10 +4,10 @@ customer without a recorded override. Through the real pipeline, the staff API a
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 
 import pytest
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from actions.claims import find_money_claims
 from actions.models import ActionRecord
@@ -16,7 +16,8 @@ from drafts.models import Draft
 from drafts.tests.support import refund_asked
 from llm.offline import respond, structured_name
 from llm.testing import Fault
-from orders.models import Order
+from orders.tests.factories import OrderFactory
+from testsupport.api import api_as
 from testsupport.schema import openapi_document
 from tickets.models import TicketMessage
 from tickets.services import ticket_create
@@ -47,18 +48,24 @@ def _rewrite(scripted_model, **replace):
 
 
 @pytest.fixture
-def inquiry(shop_knowledge, c003):
-    """C003 writes about order HR20260628003; returns a function that files it and returns its draft."""
+def tumbler(customer):
+    """The customer's 38,000원 tumbler, delivered two days ago: well within every refund window."""
+    return OrderFactory(customer=customer, delivered_days_ago=2, amount=Decimal("38000"))
+
+
+@pytest.fixture
+def inquiry(customer, tumbler):
+    """The customer writes about the tumbler; returns a function that files it and returns its draft."""
 
     def file(body: str = INQUIRY) -> Draft:
         ticket = ticket_create(
-            customer=c003,
+            customer=customer,
             category="교환/반품",
             subject="녹슨 텀블러",
             body=body,
             source="API",
-            author=c003.user,
-            order=Order.objects.get(pk="HR20260628003"),
+            author=customer.user,
+            order=tumbler,
         )
         return Draft.objects.get(ticket=ticket)
 
@@ -69,11 +76,9 @@ def _apply(api, draft, **payload):
     return api.post(f"/api/ops/drafts/{draft.pk}/apply/", payload, format="json")
 
 
-def _customer_sees(c003, draft) -> list[str]:
+def _customer_sees(customer, draft) -> list[str]:
     """What the customer reads of the ticket, through the customer API."""
-    client = APIClient()
-    client.force_authenticate(c003.user)
-    detail = client.get(f"/api/tickets/{draft.ticket.number}/").json()
+    detail = api_as(customer.user).get(f"/api/tickets/{draft.ticket.number}/").json()
     return [m["body"] for m in detail["messages"]]
 
 
@@ -84,7 +89,7 @@ def _operator_messages(draft) -> list[str]:
 
 
 def test_a_promise_in_the_fast_draft_and_qa_is_held_until_an_operator_overrides_it(
-    scripted_model, inquiry, staff_api, operator_user, c003
+    scripted_model, inquiry, staff_api, desk_user, customer
 ):
     _rewrite(scripted_model, draft={"body": HOSTILE}, qa={"corrected_body": HOSTILE, "citations": []})
     draft = inquiry()
@@ -106,7 +111,7 @@ def test_a_promise_in_the_fast_draft_and_qa_is_held_until_an_operator_overrides_
     assert "전액 환불이 승인되었습니다." in response.json()["detail"]
     assert _operator_messages(draft) == []
     assert Draft.objects.get(pk=draft.pk).status == "GENERATED"
-    assert all("승인되었습니다" not in body for body in _customer_sees(c003, draft))
+    assert all("승인되었습니다" not in body for body in _customer_sees(customer, draft))
 
     # With a reason: sent, and the reason, the operator and the time are on the draft.
     response = _apply(staff_api, draft, override_reason="담당자 구두 승인 확인(전화), 기록은 곧 반영")
@@ -115,11 +120,11 @@ def test_a_promise_in_the_fast_draft_and_qa_is_held_until_an_operator_overrides_
     assert (body["status"], body["override_reason"], body["override_by"]) == (
         "APPLIED",
         "담당자 구두 승인 확인(전화), 기록은 곧 반영",
-        "operator",
+        desk_user.username,
     )
     assert body["override_at"] and body["override_holds"] == ["money_claim"]
     saved = Draft.objects.get(pk=draft.pk)
-    assert (saved.override_by, saved.override_at) == (operator_user, saved.decided_at)
+    assert (saved.override_by, saved.override_at) == (desk_user, saved.decided_at)
     assert [b["field"] for b in saved.claim_blockers].count("final_body") == 2
     assert _operator_messages(draft) == [HOSTILE]
 
@@ -177,7 +182,7 @@ def test_unfinished_or_failed_checks_need_an_override(scripted_model, inquiry, s
     assert _operator_messages(draft) == [draft.answer]
 
 
-def test_a_draft_applied_before_qa_has_run_is_unchecked(scripted_model, inquiry, operator_user):
+def test_a_draft_applied_before_qa_has_run_is_unchecked(scripted_model, inquiry, desk_user):
     from common.errors import InvalidState
     from drafts.services import draft_apply
 
@@ -186,15 +191,15 @@ def test_a_draft_applied_before_qa_has_run_is_unchecked(scripted_model, inquiry,
     # As if the operator clicked while QA and confidence were still running.
     Draft.objects.filter(pk=draft.pk).update(qa_state="PENDING", confidence_state="PENDING", corrected_body="")
     with pytest.raises(InvalidState) as held:
-        draft_apply(draft_id=draft.pk, final_body=None, actor=operator_user)
+        draft_apply(draft_id=draft.pk, final_body=None, actor=desk_user)
     assert held.value.code == "draft_unchecked"
     assert "QA 검사가 끝나지 않았습니다(대기)" in held.value.message
     assert _operator_messages(draft) == []
 
 
-def test_a_promise_the_records_make_true_is_not_held(scripted_model, inquiry, staff_api, operator_user, c003):
-    record = refund_asked(c003, "HR20260628003", reason="녹", category="상품하자")
-    action_decide(number=record.number, approve=True, actor=operator_user)
+def test_a_promise_the_records_make_true_is_not_held(scripted_model, inquiry, staff_api, desk_user, tumbler):
+    record = refund_asked(tumbler.customer, tumbler.order_id, reason="녹", category="상품하자")
+    action_decide(number=record.number, approve=True, actor=desk_user)
     truthful = "환불이 승인되었습니다. 3영업일 안에 38,000원이 입금됩니다."
     _rewrite(scripted_model, draft={"body": truthful}, qa={"corrected_body": truthful, "citations": []})
     draft = inquiry()
@@ -204,13 +209,13 @@ def test_a_promise_the_records_make_true_is_not_held(scripted_model, inquiry, st
 
 
 def test_a_draft_held_when_made_is_sent_once_a_person_approves_the_refund(
-    scripted_model, inquiry, staff_api, operator_user, c003
+    scripted_model, inquiry, staff_api, desk_user, tumbler
 ):
     _rewrite(scripted_model, draft={"body": HOSTILE}, qa={"corrected_body": HOSTILE, "citations": []})
     draft = inquiry()
     assert _apply(staff_api, draft).status_code == 409
-    record = refund_asked(c003, "HR20260628003", reason="녹", category="상품하자")
-    action_decide(number=record.number, approve=True, actor=operator_user)
+    record = refund_asked(tumbler.customer, tumbler.order_id, reason="녹", category="상품하자")
+    action_decide(number=record.number, approve=True, actor=desk_user)
     assert ActionRecord.objects.get(pk=record.pk).refund_amount == 38000
     # The check on apply reads the records as they are now.
     response = _apply(staff_api, draft)
@@ -244,7 +249,7 @@ def test_the_admin_shows_why_a_draft_is_held_and_refuses_a_plain_click(scripted_
 
 
 def test_an_operator_edit_adding_a_promise_in_the_admin_is_held_kept_and_sent_with_a_reason(
-    scripted_model, inquiry, operator_client, operator_user
+    scripted_model, inquiry, operator_client, desk_user
 ):
     _rewrite(scripted_model, draft={"body": HONEST}, qa={"corrected_body": HONEST, "citations": []})
     draft = inquiry()
@@ -264,7 +269,7 @@ def test_an_operator_edit_adding_a_promise_in_the_admin_is_held_kept_and_sent_wi
     assert (saved.status, saved.applied, saved.final_body) == ("APPLIED", "EDITED", edited)
     assert (saved.override_reason, saved.override_by, saved.override_holds) == (
         "팀장 승인(메신저)",
-        operator_user,
+        desk_user,
         ["money_claim"],
     )
     assert saved.override_at == saved.decided_at

@@ -45,12 +45,12 @@ def test_ticket_list_needs_ticket_and_draft_view_and_the_detail_also_message_vie
     assert reader.get(f"/api/ops/tickets/{number}/").json()["messages"][0]["body"] == MESSAGE_BODY
 
 
-def test_diagnosis_is_omitted_without_the_service_event_view_permission(live_draft, operator_user):
+def test_diagnosis_is_omitted_without_the_service_event_view_permission(live_draft, desk_user):
     number = live_draft.ticket.number
     reader = _api(_staff("view_ticket", "view_draft", "view_ticketmessage"))
     assert reader.get(f"/api/ops/tickets/{number}/").json()["drafts"][0]["diagnosis"] is None
-    assert operator_user.has_perm("diagnostics.view_serviceevent")
-    full = _api(operator_user).get(f"/api/ops/tickets/{number}/").json()["drafts"][0]["diagnosis"]
+    assert desk_user.has_perm("diagnostics.view_serviceevent")
+    full = _api(desk_user).get(f"/api/ops/tickets/{number}/").json()["drafts"][0]["diagnosis"]
     assert full["verdict"] in {"FAILURE_POINT_IDENTIFIED", "PARTIAL_EVIDENCE", "INSUFFICIENT"}
 
 

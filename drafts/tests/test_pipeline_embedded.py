@@ -12,6 +12,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_new_inquiry_gets_a_full_draft_after_commit(c005, offline_model):
+    """On the demo: the draft cites the shop's knowledge base and diagnoses C005's seeded payment failures."""
     ticket = inquiry(
         c005, "결제 버튼을 눌렀는데 결제가 안 돼요. 카드는 정상입니다.", category="오류", subject="결제가 안 돼요"
     )
@@ -50,10 +51,10 @@ def test_new_inquiry_gets_a_full_draft_after_commit(c005, offline_model):
     }
 
 
-def test_follow_up_supersedes_and_redelivery_does_nothing(c005, offline_model):
-    ticket = inquiry(c005, "환불은 언제 되나요?", category="교환/반품", subject="환불")
+def test_follow_up_supersedes_and_redelivery_does_nothing(customer, offline_model):
+    ticket = inquiry(customer, "환불은 언제 되나요?", category="교환/반품", subject="환불")
     first = Draft.objects.get(ticket=ticket)
-    message = ticket_message_add(ticket=ticket, body="카드 환불은 며칠 걸리나요?", author=c005.user)
+    message = ticket_message_add(ticket=ticket, body="카드 환불은 며칠 걸리나요?", author=customer.user)
     assert Draft.objects.get(pk=first.pk).status == "SUPERSEDED"
     assert Draft.objects.get(ticket=ticket, status="GENERATED").source_message_id == message.pk
     for _ in range(5):
@@ -64,17 +65,17 @@ def test_follow_up_supersedes_and_redelivery_does_nothing(c005, offline_model):
     assert Draft.objects.filter(ticket=ticket).count() == 2
 
 
-def test_disabled_flag_stops_new_processing(c005, offline_model, settings):
+def test_disabled_flag_stops_new_processing(customer, offline_model, settings):
     settings.CS_AI_DRAFTS_ENABLED = False
-    ticket = inquiry(c005)
+    ticket = inquiry(customer)
     assert not Draft.objects.filter(ticket=ticket).exists()
 
 
-def test_model_failure_ends_in_visible_failed_state(c005, scripted_model):
+def test_model_failure_ends_in_visible_failed_state(customer, scripted_model):
     from llm.testing import Fault
 
     scripted_model.handler = lambda body: Fault(500)
-    ticket = inquiry(c005)
+    ticket = inquiry(customer)
     draft = Draft.objects.get(ticket=ticket)
     assert (draft.status, draft.draft_state) == ("FAILED", "FAILED")
     assert draft.errors["draft"] == "InternalServerError"

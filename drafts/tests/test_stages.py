@@ -58,10 +58,10 @@ def summary_stage():
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("sequential", [False, True])
 def test_a_stage_declared_in_a_test_runs_through_the_pipeline_and_shows_on_the_review_page(
-    summary_stage, c005, offline_model, operator_user, client, settings, sequential
+    summary_stage, customer, offline_model, desk_user, client, settings, sequential
 ):
     settings.CS_AI_PIPELINE_SEQUENTIAL = sequential
-    ticket = inquiry(c005, "주문한 운동화 배송 언제 와요?")
+    ticket = inquiry(customer, "주문한 운동화 배송 언제 와요?")
     draft = Draft.objects.get(ticket=ticket)
     assert draft.status == "GENERATED" and draft.qa_state == "DONE"
     assert draft.stage_results == {
@@ -69,7 +69,7 @@ def test_a_stage_declared_in_a_test_runs_through_the_pipeline_and_shows_on_the_r
     }
     assert draft.stage_state("summary") == "DONE" and not draft.is_unfinished
 
-    client.force_login(operator_user)
+    client.force_login(desk_user)
     html = client.get(reverse("admin:tickets_ticket_change", args=[ticket.pk])).content.decode()
     assert '<span class="cs-state cs-DONE" title="DONE">문의 요약: 완료</span>' in html
     assert "<h3>문의 요약</h3>" in html and "<dt>요약문</dt>" in html
@@ -82,17 +82,17 @@ def test_a_stage_declared_in_a_test_runs_through_the_pipeline_and_shows_on_the_r
 
 @pytest.mark.django_db(transaction=True)
 def test_a_declared_stage_that_fails_is_shown_by_its_label_and_keeps_the_draft(
-    summary_stage, c005, scripted_model, operator_user, client
+    summary_stage, customer, scripted_model, desk_user, client
 ):
     from llm.offline import respond, structured_name
     from llm.testing import Fault
 
     scripted_model.handler = lambda body: Fault(500) if structured_name(body) == "summary" else respond(body)
-    ticket = inquiry(c005, "배송 언제 와요?")
+    ticket = inquiry(customer, "배송 언제 와요?")
     draft = Draft.objects.get(ticket=ticket)
     assert (draft.status, draft.stage_state("summary")) == ("GENERATED", "FAILED")
     assert draft.errors == {"summary": "InternalServerError"} and draft.has_failure
-    client.force_login(operator_user)
+    client.force_login(desk_user)
     html = client.get(reverse("admin:tickets_ticket_change", args=[ticket.pk])).content.decode()
     assert "문의 요약: 실패" in html and "실패한 단계 다시 실행" in html
 
@@ -107,7 +107,7 @@ def test_a_declared_stage_that_fails_is_shown_by_its_label_and_keeps_the_draft(
 
 @pytest.mark.django_db(transaction=True)
 def test_the_sweep_retries_a_declared_stage_that_failed_and_finishes_the_draft(
-    summary_stage, c005, scripted_model, settings
+    summary_stage, customer, scripted_model, settings
 ):
     from llm.offline import respond, structured_name
     from llm.testing import Fault
@@ -115,7 +115,7 @@ def test_the_sweep_retries_a_declared_stage_that_failed_and_finishes_the_draft(
     settings.CS_SWEEP_GRACE_S = 0
     settings.CS_AI_FAILED_RETRY_BASE_S = 0  # the automatic retry is due at once
     scripted_model.handler = lambda body: Fault(500) if structured_name(body) == "summary" else respond(body)
-    ticket = inquiry(c005, "배송 언제 와요?")
+    ticket = inquiry(customer, "배송 언제 와요?")
     draft = Draft.objects.get(ticket=ticket)
     assert (draft.status, draft.stage_state("summary"), draft.attempts) == ("GENERATED", "FAILED", 1)
     assert all(state in ("DONE", "SKIPPED") for state in draft.stage_states)  # only the declared stage failed
@@ -139,10 +139,10 @@ def test_the_sweep_retries_a_declared_stage_that_failed_and_finishes_the_draft(
 
 @pytest.mark.django_db(transaction=True)
 def test_a_stage_declared_after_a_draft_was_made_leaves_the_older_draft_complete_for_the_sweep(
-    c005, offline_model, settings
+    customer, offline_model, settings
 ):
     settings.CS_SWEEP_GRACE_S = 0
-    ticket = inquiry(c005, "배송 언제 와요?")
+    ticket = inquiry(customer, "배송 언제 와요?")
     stage_register(SUMMARY)
     try:
         assert drafts_sweep().requested == {}
@@ -153,7 +153,8 @@ def test_a_stage_declared_after_a_draft_was_made_leaves_the_older_draft_complete
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_fast_draft_gets_the_retrieved_knowledge_and_cites_it(c005, scripted_model):
+def test_the_fast_draft_gets_the_retrieved_knowledge_and_cites_it(customer, shop_knowledge, scripted_model):
+    """On the demo's knowledge base: what is retrieved and cited is the point."""
     from knowledge.retrieval import retrieve
     from llm.offline import respond, structured_name
     from llm.testing import Fault
@@ -167,7 +168,7 @@ def test_the_fast_draft_gets_the_retrieved_knowledge_and_cites_it(c005, scripted
 
     scripted_model.handler = handler
     body = "단순변심으로 교환하고 싶은데 교환 기간이 며칠인가요?"
-    ticket = inquiry(c005, body, category="교환/반품", subject="교환")
+    ticket = inquiry(customer, body, category="교환/반품", subject="교환")
     draft = Draft.objects.get(ticket=ticket)
     assert (draft.status, draft.draft_state, draft.qa_state) == ("GENERATED", "DONE", "FAILED")
     prompt = "\n".join(m["content"] for m in requests["draft"]["messages"] if m["role"] == "user")
@@ -225,27 +226,27 @@ def test_the_clock_counts_work_done_inside_another_piece_as_its_own_not_also_the
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("sequential", [False, True])
 def test_a_generated_draft_carries_the_cpu_of_each_stage_and_of_the_work_beside_them(
-    c005, offline_model, operator_user, client, settings, sequential
+    customer, offline_model, desk_user, client, settings, sequential
 ):
     settings.CS_AI_PIPELINE_SEQUENTIAL = sequential
-    draft = Draft.objects.get(ticket=inquiry(c005, "주문한 운동화 배송 언제 와요?"))
+    draft = Draft.objects.get(ticket=inquiry(customer, "주문한 운동화 배송 언제 와요?"))
     assert draft.status == "GENERATED" and draft.diagnosis_state == "SKIPPED"
     # A skipped stage ran its check (diagnosis: not an error inquiry): that is CPU too.
     assert set(draft.stage_cpu_ms) == {"draft", "qa", "confidence", "tags", "diagnosis", "context", "retrieval"}
     assert all(isinstance(ms, float) and ms >= 0 for ms in draft.stage_cpu_ms.values())
 
-    client.force_login(operator_user)
+    client.force_login(desk_user)
     record = client.get(reverse("admin:drafts_draft_change", args=[draft.pk])).content.decode()
     assert "단계별 CPU" in record and "지식 검색</" in record and "<dt>합계</dt>" in record
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_stage_that_did_not_run_has_no_cpu_figure_and_a_retry_adds_its_own(c005, scripted_model):
+def test_a_stage_that_did_not_run_has_no_cpu_figure_and_a_retry_adds_its_own(customer, scripted_model):
     from llm.offline import respond, structured_name
     from llm.testing import Fault
 
     scripted_model.handler = lambda body: Fault(400) if structured_name(body) == "draft" else respond(body)
-    ticket = inquiry(c005, "배송 언제 와요?")
+    ticket = inquiry(customer, "배송 언제 와요?")
     draft = Draft.objects.get(ticket=ticket)
     assert (draft.draft_state, draft.qa_state, draft.confidence_state) == ("FAILED", "PENDING", "PENDING")
     assert set(draft.stage_cpu_ms) == {"draft", "tags", "diagnosis", "context", "retrieval"}  # QA, confidence waited
