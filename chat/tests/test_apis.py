@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 from chat.models import ChatMessage
 from llm.testing import text_message
 from orders.models import Customer
+from testsupport.api import api_as
 
 pytestmark = pytest.mark.django_db
 
@@ -24,8 +25,7 @@ def test_token_login_and_unauthenticated_requests(shop):
 
 
 def test_staff_without_customer_record_is_refused(shop):
-    client = APIClient()
-    client.force_authenticate(get_user_model().objects.get(username="operator"))
+    client = api_as(get_user_model().objects.get(username="operator"))
     response = client.get("/api/orders/")
     assert response.status_code == 403 and "고객 계정" in response.json()["detail"]
 
@@ -82,8 +82,7 @@ def test_conversations_are_own_only(c003_api, scripted_model, shop):
     mine = c003_api.get(f"/api/chat/{conversation_id}/").json()
     assert [(m["role"], m["content"]) for m in mine["messages"]] == [("customer", "안녕"), ("assistant", "안녕하세요")]
 
-    other = APIClient()
-    other.force_authenticate(Customer.objects.get(pk="C001").user)
+    other = api_as(Customer.objects.get(pk="C001").user)
     assert other.get(f"/api/chat/{conversation_id}/").status_code == 404
     assert other.get(f"/api/chat/{uuid.uuid4()}/").status_code == 404
     hijack = other.post("/api/chat/", {"message": "끼어들기", "conversation_id": conversation_id}, format="json")
@@ -110,8 +109,7 @@ def test_tickets_are_own_only_and_hide_system_notes(c003_api, shop):
     assert [t["ticket_id"] for t in listed] == [ticket.number]
     detail = c003_api.get(f"/api/tickets/{ticket.number}/").json()
     assert [m["body"] for m in detail["messages"]] == ["결제가 안 돼요", "확인해 보겠습니다"]
-    other = APIClient()
-    other.force_authenticate(Customer.objects.get(pk="C001").user)
+    other = api_as(Customer.objects.get(pk="C001").user)
     assert other.get(f"/api/tickets/{ticket.number}/").status_code == 404
     assert other.get("/api/tickets/").json() == []
 

@@ -25,6 +25,7 @@ from integration.models import ShopEvent
 from integration.policy import session_signature
 from integration.tests.factories import CUSTOMER_ID, ORDER_ID, shop_connected
 from orders.models import Customer
+from testsupport.api import api_as
 from tickets.models import Ticket, TicketMessage, TicketRating
 from tickets.notices import REPLY_NOTICE_TOPIC
 
@@ -44,12 +45,6 @@ def conversation(api, conversation_id, **query) -> list[dict]:
     response = api.get(f"/api/chat/{conversation_id}/", query)
     assert response.status_code == 200, response.content
     return response.json()["messages"]
-
-
-def staff_api(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 @pytest.fixture
@@ -91,7 +86,7 @@ def test_an_answer_from_the_staff_api_appears_and_an_operator_without_a_name_is_
     conversation_id, ticket = handoff
     operator_user.first_name = operator_user.last_name = ""
     operator_user.save()
-    response = staff_api(operator_user).post(
+    response = api_as(operator_user).post(
         f"/api/ops/tickets/{ticket.number}/reply/", {"body": ANSWER, "close": True}, format="json"
     )
     assert response.status_code == 201, response.content
@@ -101,7 +96,7 @@ def test_an_answer_from_the_staff_api_appears_and_an_operator_without_a_name_is_
 def test_an_applied_draft_appears_in_the_conversation(c003_api, handoff, operator_user):
     conversation_id, ticket = handoff
     draft = Draft.objects.get(ticket=ticket, status=Draft.Status.GENERATED)  # made after the handoff's commit
-    response = staff_api(operator_user).post(
+    response = api_as(operator_user).post(
         f"/api/ops/drafts/{draft.pk}/apply/",
         {"final_body": ANSWER, "override_reason": "내용을 직접 확인함"},
         format="json",
@@ -120,7 +115,7 @@ def test_after_returns_only_the_newer_lines_and_a_bad_after_is_400(c003_api, han
     seen = conversation(c003_api, conversation_id)
     last_id = seen[-1]["id"]
     assert conversation(c003_api, conversation_id, after=last_id) == []
-    staff_api(operator_user).post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": ANSWER}, format="json")
+    api_as(operator_user).post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": ANSWER}, format="json")
     newer = conversation(c003_api, conversation_id, after=last_id)
     assert [(m["role"], m["content"]) for m in newer] == [("operator", ANSWER)]
     assert newer[0]["id"] > last_id
@@ -131,7 +126,7 @@ def test_after_returns_only_the_newer_lines_and_a_bad_after_is_400(c003_api, han
 
 def test_the_agent_does_not_read_the_operator_line_as_its_own_words(c003_api, handoff, operator_user, offline_model):
     conversation_id, ticket = handoff
-    staff_api(operator_user).post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": ANSWER}, format="json")
+    api_as(operator_user).post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": ANSWER}, format="json")
     body = say(c003_api, "나 뭐 주문했지", conversation_id)
     assert body["conversation_id"] == conversation_id
     roles = [m["role"] for m in conversation(c003_api, conversation_id)]
@@ -149,16 +144,14 @@ def test_live_moves_with_an_answer_counts_it_unread_and_reading_the_conversation
     assert first.status_code == 200 and first.json()["unread"] == 0
     assert c003_api.get("/api/live/", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
 
-    staff_api(operator_user).post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": ANSWER}, format="json")
+    api_as(operator_user).post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": ANSWER}, format="json")
     moved = c003_api.get("/api/live/", HTTP_IF_NONE_MATCH=first["ETag"])
     assert moved.status_code == 200 and moved.json()["unread"] == 1
     assert c003_api.get("/api/live/", HTTP_IF_NONE_MATCH=moved["ETag"]).status_code == 304
     [listed] = [t for t in c003_api.get("/api/tickets/").json() if t["ticket_id"] == ticket.number]
     assert (listed["unread"], listed["conversation_id"]) == (1, conversation_id)
 
-    staff_api(operator_user).post(
-        f"/api/ops/tickets/{ticket.number}/reply/", {"body": "추가 안내입니다."}, format="json"
-    )
+    api_as(operator_user).post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": "추가 안내입니다."}, format="json")
     assert c003_api.get("/api/live/").json()["unread"] == 2
 
     conversation(c003_api, conversation_id)  # the customer reads the answers where they are
@@ -174,7 +167,7 @@ def test_someone_elses_answer_neither_moves_the_cursor_nor_counts(c003_api, oper
     other = APIClient()
     other.credentials(HTTP_AUTHORIZATION=f"Token {token_issue(user=c005.user, actor=c005.user)[1]}")
     number = next(r["ticket_id"] for r in say(other, "상담원 연결해 주세요")["tool_results"] if r.get("ticket_id"))
-    staff_api(operator_user).post(f"/api/ops/tickets/{number}/reply/", {"body": ANSWER}, format="json")
+    api_as(operator_user).post(f"/api/ops/tickets/{number}/reply/", {"body": ANSWER}, format="json")
     assert c003_api.get("/api/live/", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
 
 
@@ -195,7 +188,7 @@ def _system_lines(api, conversation_id) -> list[dict]:
 def test_an_approval_appears_in_the_conversation_that_asked_and_moves_live(c003_api, operator_user, offline_model):
     conversation_id, number = _refund_in_chat(c003_api)
     before = c003_api.get("/api/live/")
-    response = staff_api(operator_user).post(f"/api/ops/actions/{number}/decide/", {"approve": True}, format="json")
+    response = api_as(operator_user).post(f"/api/ops/actions/{number}/decide/", {"approve": True}, format="json")
     assert response.status_code == 200, response.content
 
     [line] = _system_lines(c003_api, conversation_id)
@@ -209,7 +202,7 @@ def test_an_approval_appears_in_the_conversation_that_asked_and_moves_live(c003_
 
 def test_a_rejection_appears_in_the_conversation_that_asked(c003_api, operator_user, offline_model):
     conversation_id, number = _refund_in_chat(c003_api)
-    staff_api(operator_user).post(
+    api_as(operator_user).post(
         f"/api/ops/actions/{number}/decide/", {"approve": False, "note": "사진 확인 필요"}, format="json"
     )
     [line] = _system_lines(c003_api, conversation_id)
@@ -255,7 +248,7 @@ def test_the_shops_result_appears_in_the_conversation_after_the_approval(
     body = say(api, f"{ORDER_ID} 환불해 주세요. 밑창이 떨어져서 왔어요")
     [result] = [r for r in body["tool_results"] if r.get("action_id")]
     number = result["action_id"]
-    staff_api(operator_user).post(f"/api/ops/actions/{number}/decide/", {"approve": True}, format="json")
+    api_as(operator_user).post(f"/api/ops/actions/{number}/decide/", {"approve": True}, format="json")
     shop = APIClient()
     shop.credentials(HTTP_AUTHORIZATION=f"Bearer {issued.api_key}")
     response = shop.post(
@@ -289,7 +282,7 @@ def test_ticket_replied_reaches_the_shop_once_signed_and_in_the_pull_feed_and_no
         customer=customer, category="DELIVERY", subject="배송 문의", body="언제 와요?", source="API", author=None
     )
     reply = "010-9999-8888로 연락드렸습니다. 서울시 강남구 테헤란로 1로 내일 도착합니다."
-    response = staff_api(operator_user).post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": reply}, format="json")
+    response = api_as(operator_user).post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": reply}, format="json")
     assert response.status_code == 201, response.content
 
     [event] = simulator.of_type("ticket.replied")
@@ -321,7 +314,7 @@ def test_ticket_replied_reaches_the_shop_once_signed_and_in_the_pull_feed_and_no
 
 def test_the_reply_email_has_the_thread_link_and_nothing_personal_but_the_name(c003_api, handoff, operator_user):
     _, ticket = handoff
-    staff_api(operator_user).post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": ANSWER}, format="json")
+    api_as(operator_user).post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": ANSWER}, format="json")
     [email] = mail.outbox
     c003 = Customer.objects.get(pk="C003")
     assert email.to == [c003.email]
@@ -345,7 +338,7 @@ def test_notices_off_means_no_email_and_notify_false(c003_api, handoff, operator
     assert response.status_code == 200 and response.json()["email_notices"] is False
     assert c003_api.put("/api/me/notices/", {"email_notices": "no"}, format="json").status_code == 400
 
-    staff_api(operator_user).post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": ANSWER}, format="json")
+    api_as(operator_user).post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": ANSWER}, format="json")
     assert mail.outbox == []
     assert not OutboxMessage.objects.filter(topic=REPLY_NOTICE_TOPIC).exists()
     row = OutboxMessage.objects.get(topic="shop.event", payload__type="ticket.replied")
@@ -366,7 +359,7 @@ def test_csat_is_refused_before_an_answer_stored_once_and_bad_scores_are_400(c00
     early = _rate(c003_api, ticket.number, score=5)
     assert early.status_code == 409 and early.json()["code"] == "not_answered"
 
-    staff_api(operator_user).post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": ANSWER}, format="json")
+    api_as(operator_user).post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": ANSWER}, format="json")
     assert c003_api.get(f"/api/tickets/{ticket.number}/").json()["can_rate"] is True
     for bad in (0, 6, "5", 4.5, None, True):
         response = _rate(c003_api, ticket.number, score=bad)
@@ -393,7 +386,7 @@ def test_csat_is_refused_before_an_answer_stored_once_and_bad_scores_are_400(c00
 
 def test_metrics_show_csat_per_day_and_category_and_list_the_low_scores(c003_api, handoff, operator_user):
     _, ticket = handoff
-    staff_api(operator_user).post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": ANSWER}, format="json")
+    api_as(operator_user).post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": ANSWER}, format="json")
     _rate(c003_api, ticket.number, score=1, comment="별로예요")
 
     admin = Client()
@@ -424,9 +417,7 @@ def test_a_mail_server_that_refuses_leaves_the_email_owed_and_the_sweep_sends_it
     # A real SMTP connection to a port nobody listens on: refused, so nothing is sent and the answer stands.
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
     settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_TIMEOUT = "127.0.0.1", 1, 2
-    response = staff_api(operator_user).post(
-        f"/api/ops/tickets/{ticket.number}/reply/", {"body": ANSWER}, format="json"
-    )
+    response = api_as(operator_user).post(f"/api/ops/tickets/{ticket.number}/reply/", {"body": ANSWER}, format="json")
     assert response.status_code == 201
     row = OutboxMessage.objects.get(topic=REPLY_NOTICE_TOPIC)
     assert (row.status, row.attempts, row.last_error) == (OutboxMessage.Status.PENDING, 1, "ConnectionRefusedError")

@@ -5,9 +5,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from drafts.models import Draft
+from testsupport.api import api_as
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -20,14 +20,8 @@ def _staff(*codenames: str):
     return get_user_model().objects.get(pk=user.pk)  # fresh permission cache
 
 
-def _api(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
 def test_is_staff_alone_reads_nothing(live_draft):
-    client = _api(_staff())
+    client = api_as(_staff())
     for path in ("/api/ops/tickets/", f"/api/ops/tickets/{live_draft.ticket.number}/"):
         response = client.get(path)
         assert response.status_code == 403
@@ -36,29 +30,29 @@ def test_is_staff_alone_reads_nothing(live_draft):
 
 def test_ticket_list_needs_ticket_and_draft_view_and_the_detail_also_message_view(live_draft):
     number = live_draft.ticket.number
-    tickets_only = _api(_staff("view_ticket"))
+    tickets_only = api_as(_staff("view_ticket"))
     assert tickets_only.get("/api/ops/tickets/").status_code == 403  # the list shows each ticket's draft status
-    lister = _api(_staff("view_ticket", "view_draft"))
+    lister = api_as(_staff("view_ticket", "view_draft"))
     assert lister.get("/api/ops/tickets/").status_code == 200
     assert lister.get(f"/api/ops/tickets/{number}/").status_code == 403  # the conversation needs view_ticketmessage
-    reader = _api(_staff("view_ticket", "view_draft", "view_ticketmessage"))
+    reader = api_as(_staff("view_ticket", "view_draft", "view_ticketmessage"))
     assert reader.get(f"/api/ops/tickets/{number}/").json()["messages"][0]["body"] == MESSAGE_BODY
 
 
 def test_diagnosis_is_omitted_without_the_service_event_view_permission(live_draft, desk_user):
     number = live_draft.ticket.number
-    reader = _api(_staff("view_ticket", "view_draft", "view_ticketmessage"))
+    reader = api_as(_staff("view_ticket", "view_draft", "view_ticketmessage"))
     assert reader.get(f"/api/ops/tickets/{number}/").json()["drafts"][0]["diagnosis"] is None
     assert desk_user.has_perm("diagnostics.view_serviceevent")
-    full = _api(desk_user).get(f"/api/ops/tickets/{number}/").json()["drafts"][0]["diagnosis"]
+    full = api_as(desk_user).get(f"/api/ops/tickets/{number}/").json()["drafts"][0]["diagnosis"]
     assert full["verdict"] in {"FAILURE_POINT_IDENTIFIED", "PARTIAL_EVIDENCE", "INSUFFICIENT"}
 
 
 def test_review_permission_without_draft_view_cannot_apply(live_draft):
-    response = _api(_staff("review")).post(f"/api/ops/drafts/{live_draft.pk}/apply/", {}, format="json")
+    response = api_as(_staff("review")).post(f"/api/ops/drafts/{live_draft.pk}/apply/", {}, format="json")
     assert response.status_code == 403
     assert Draft.objects.get(pk=live_draft.pk).status == "GENERATED"
-    decider = _api(_staff("decide")).post("/api/ops/actions/A00001/decide/", {"approve": True}, format="json")
+    decider = api_as(_staff("decide")).post("/api/ops/actions/A00001/decide/", {"approve": True}, format="json")
     assert decider.status_code == 403  # the answer shows the record: view_actionrecord too
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
-from rest_framework.test import APIClient
 
 from common.tests.factories import operator_with
 from orders.tests.factories import CustomerFactory
+from testsupport.api import api_as
 from tickets.models import OperatorStatus, Ticket, TicketEvent
 from tickets.services import (
     operator_availability_set,
@@ -29,12 +29,6 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("shop_hours")]
 HANDLER = ("tickets.view_ticket", "tickets.view_ticketmessage", "drafts.view_draft", "tickets.reply_ticket")
 SUPERVISOR = (*HANDLER, "tickets.assign_ticket")
 FRIDAY_5PM = "2026-08-14T17:00:00+09:00"  # the weekend and the Monday holiday follow
-
-
-def _api(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 def _events(ticket, type=None):
@@ -74,7 +68,7 @@ def _open(*, category="배송", at=FRIDAY_5PM, settings=None) -> Ticket:
 # --- assignment ------------------------------------------------------------------------------------------------
 def test_an_operator_takes_and_releases_their_own_ticket(kim):
     ticket = TicketFactory()
-    api = _api(kim)
+    api = api_as(kim)
     taken = api.post(f"/api/ops/tickets/{ticket.number}/assign/", {"assignee": "me"}, format="json")
     assert taken.status_code == 200, taken.content
     assert taken.json()["assignee"] == "kim" and Ticket.objects.get(pk=ticket.pk).assignee == kim
@@ -90,7 +84,7 @@ def test_an_operator_takes_and_releases_their_own_ticket(kim):
 
 def test_assigning_someone_else_needs_the_assign_permission(kim, lee, boss):
     ticket = TicketFactory()
-    refused = _api(kim).post(f"/api/ops/tickets/{ticket.number}/assign/", {"assignee": "lee"}, format="json")
+    refused = api_as(kim).post(f"/api/ops/tickets/{ticket.number}/assign/", {"assignee": "lee"}, format="json")
     assert refused.status_code == 403
     assert refused.json() == {
         "code": "permission_denied",
@@ -98,13 +92,13 @@ def test_assigning_someone_else_needs_the_assign_permission(kim, lee, boss):
     }
     assert Ticket.objects.get(pk=ticket.pk).assignee is None and _events(ticket) == []
 
-    given = _api(boss).post(f"/api/ops/tickets/{ticket.number}/assign/", {"assignee": "lee"}, format="json")
+    given = api_as(boss).post(f"/api/ops/tickets/{ticket.number}/assign/", {"assignee": "lee"}, format="json")
     assert (given.status_code, given.json()["assignee"]) == (200, "lee")
     # lee's ticket: kim may neither take it nor release it; lee may release it.
     for body in ({"assignee": "me"}, {"assignee": None}):
-        response = _api(kim).post(f"/api/ops/tickets/{ticket.number}/assign/", body, format="json")
+        response = api_as(kim).post(f"/api/ops/tickets/{ticket.number}/assign/", body, format="json")
         assert (response.status_code, response.json()["code"]) == (403, "permission_denied")
-    released = _api(lee).post(f"/api/ops/tickets/{ticket.number}/assign/", {"assignee": None}, format="json")
+    released = api_as(lee).post(f"/api/ops/tickets/{ticket.number}/assign/", {"assignee": None}, format="json")
     assert released.status_code == 200
     assert _events(ticket) == [
         ("ASSIGNED", "OPERATOR", "boss", {"before": None, "after": "lee"}),
@@ -116,19 +110,19 @@ def test_staff_who_may_not_answer_cannot_take_and_cannot_be_given_tickets(kim, b
     ticket = TicketFactory()
     viewer = operator_with("tickets.view_ticket", username="viewer")
     assert (
-        _api(viewer).post(f"/api/ops/tickets/{ticket.number}/assign/", {"assignee": "me"}, format="json").status_code
+        api_as(viewer).post(f"/api/ops/tickets/{ticket.number}/assign/", {"assignee": "me"}, format="json").status_code
         == 403
     )
-    given = _api(boss).post(f"/api/ops/tickets/{ticket.number}/assign/", {"assignee": "viewer"}, format="json")
+    given = api_as(boss).post(f"/api/ops/tickets/{ticket.number}/assign/", {"assignee": "viewer"}, format="json")
     assert (given.status_code, given.json()["code"]) == (409, "assignee_invalid")
-    unknown = _api(boss).post(f"/api/ops/tickets/{ticket.number}/assign/", {"assignee": "nobody"}, format="json")
+    unknown = api_as(boss).post(f"/api/ops/tickets/{ticket.number}/assign/", {"assignee": "nobody"}, format="json")
     assert (unknown.status_code, unknown.json()["code"]) == (400, "invalid") and "assignee" in unknown.json()["errors"]
     assert _events(ticket) == []
 
 
 def test_the_list_filters_by_assignee(kim, lee, boss):
     mine, theirs, nobodys = TicketFactory(assignee=kim), TicketFactory(assignee=lee), TicketFactory()
-    api = _api(kim)
+    api = api_as(kim)
 
     def listed(query):
         response = api.get(f"/api/ops/tickets/?{query}")
@@ -186,7 +180,7 @@ def test_only_operators_who_answer_have_an_availability(kim):
 def test_due_times_across_the_weekend_and_the_holiday(kim, settings, quiet):
     settings.CS_NOW = FRIDAY_5PM
     payment = _open(category="결제")  # 높음: first reply within 2 business hours, resolution within 9
-    row = _api(kim).get(f"/api/ops/tickets/{payment.number}/").json()
+    row = api_as(kim).get(f"/api/ops/tickets/{payment.number}/").json()
     assert (row["priority"], row["priority_display"]) == ("HIGH", "높음")
     assert row["first_response_due_at"] == "2026-08-18T10:00:00+09:00"  # Fri 1h, then Tuesday (Mon is 광복절 대체)
     assert row["resolution_due_at"] == "2026-08-18T17:00:00+09:00"
@@ -197,7 +191,7 @@ def test_due_times_across_the_weekend_and_the_holiday(kim, settings, quiet):
     ticket_reply_add(ticket=payment, body="확인 중입니다.", actor=kim)
     settings.CS_NOW = "2026-08-18T11:00:00+09:00"
     ticket_message_add(ticket=payment, body="아직이요?", author=payment.customer.user)
-    row = _api(kim).get(f"/api/ops/tickets/{payment.number}/").json()
+    row = api_as(kim).get(f"/api/ops/tickets/{payment.number}/").json()
     assert row["next_response_due_at"] == "2026-08-18T15:00:00+09:00"  # 4 business hours after the follow-up
     # Waiting on the customer from 09:30 to 11:00 paused the resolution clock by 1.5 business hours.
     assert row["resolution_due_at"] == "2026-08-19T09:30:00+09:00"
@@ -206,7 +200,7 @@ def test_due_times_across_the_weekend_and_the_holiday(kim, settings, quiet):
 def test_sla_state_goes_ok_at_risk_breached_and_pauses_while_waiting_on_the_customer(kim, settings, quiet):
     settings.CS_NOW = "2026-08-13T10:00:00+09:00"  # Thursday; 보통: first reply within 9 business hours
     ticket = _open()
-    api = _api(kim)
+    api = api_as(kim)
 
     def state(now: str) -> str:
         settings.CS_NOW = now
@@ -236,14 +230,14 @@ def test_sla_state_goes_ok_at_risk_breached_and_pauses_while_waiting_on_the_cust
 def test_an_operator_changes_the_priority_and_the_due_times_follow(kim, settings, quiet):
     settings.CS_NOW = FRIDAY_5PM
     ticket = _open()
-    response = _api(kim).post(f"/api/ops/tickets/{ticket.number}/priority/", {"priority": "URGENT"}, format="json")
+    response = api_as(kim).post(f"/api/ops/tickets/{ticket.number}/priority/", {"priority": "URGENT"}, format="json")
     assert response.status_code == 200, response.content
     assert response.json()["priority"] == "URGENT"
     assert response.json()["first_response_due_at"] == "2026-08-14T17:30:00+09:00"
     assert _events(ticket, "PRIORITY_CHANGED") == [
         ("PRIORITY_CHANGED", "OPERATOR", "kim", {"before": "NORMAL", "after": "URGENT"})
     ]
-    bad = _api(kim).post(f"/api/ops/tickets/{ticket.number}/priority/", {"priority": "ASAP"}, format="json")
+    bad = api_as(kim).post(f"/api/ops/tickets/{ticket.number}/priority/", {"priority": "ASAP"}, format="json")
     assert bad.status_code == 400
 
 
@@ -265,8 +259,7 @@ def test_an_operator_changes_the_priority_and_the_due_times_follow(kim, settings
 def test_a_new_inquiry_outside_business_hours_says_when_a_person_answers(now, notice, settings, quiet):
     settings.CS_NOW = now
     customer = CustomerFactory()
-    api = APIClient()
-    api.force_authenticate(customer.user)
+    api = api_as(customer.user)
     response = api.post("/api/tickets/", {"body": "환불 문의드립니다."}, format="json")
     assert response.status_code == 201, response.content
     assert response.json()["after_hours_notice"] == notice
@@ -291,7 +284,7 @@ def test_an_answered_ticket_without_a_customer_reply_closes_by_itself(kim, setti
         ("AUTO_CLOSED", "SYSTEM", "자동 종료(고객 응답 없음)", {"before": "ANSWERED", "after": "CLOSED", "days": 7})
     ]
     # Answered on time and left by the customer: the wait does not count against the desk.
-    assert _api(kim).get(f"/api/ops/tickets/{answered.number}/").json()["sla_state"] == "ok"
+    assert api_as(kim).get(f"/api/ops/tickets/{answered.number}/").json()["sla_state"] == "ok"
 
 
 def test_clocks_recounted_from_a_back_dated_creation(settings, quiet):
