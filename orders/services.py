@@ -17,7 +17,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 
 from common.actors import Actor
 from common.errors import InvalidState
@@ -49,6 +49,12 @@ OPERATOR_APPS = (
     "metrics",
     "evals",
 )
+
+
+def staff_permissions(codenames: str) -> QuerySet[Permission]:
+    """The permissions across OPERATOR_APPS whose codename matches `codenames` (OPERATOR_PERMISSIONS,
+    SUPERVISOR_PERMISSIONS): what the shop gives its staff roles."""
+    return Permission.objects.filter(content_type__app_label__in=OPERATOR_APPS, codename__regex=codenames)
 
 
 def _date(value: str | None) -> date | None:
@@ -130,12 +136,8 @@ def demo_accounts_ensure(*, password: str) -> DemoAccounts:
     accounts.customers = [
         (c.user.username, c.customer_id) for c in Customer.objects.select_related("user").filter(user__isnull=False)
     ]
-    perms = list(
-        Permission.objects.filter(content_type__app_label__in=OPERATOR_APPS, codename__regex=OPERATOR_PERMISSIONS)
-    )
-    extra = list(
-        Permission.objects.filter(content_type__app_label__in=OPERATOR_APPS, codename__regex=SUPERVISOR_PERMISSIONS)
-    )
+    perms = list(staff_permissions(OPERATOR_PERMISSIONS))
+    extra = list(staff_permissions(SUPERVISOR_PERMISSIONS))
     for username, granted in ((OPERATOR_USERNAME, perms), (SUPERVISOR_USERNAME, perms + extra)):
         last_name, first_name = DEMO_STAFF_NAMES[username]
         staff, created = User.objects.get_or_create(

@@ -11,18 +11,14 @@ import factory
 from common import clock
 from common.tests.factories import UserFactory
 from orders.models import Customer, Order, Product, ProductOption
-from orders.services import OPERATOR_APPS, OPERATOR_PERMISSIONS
+from orders.services import OPERATOR_PERMISSIONS, staff_permissions
 
 
 def desk_operator(**fields):
     """A staff user with the permissions the shop gives its operators (every view, the decisions, replies...), as
     the demo's `operator` has them: for pages where which permission is not the point."""
-    from django.contrib.auth.models import Permission
-
     user = UserFactory(is_staff=True, **fields)
-    user.user_permissions.add(
-        *Permission.objects.filter(content_type__app_label__in=OPERATOR_APPS, codename__regex=OPERATOR_PERMISSIONS)
-    )
+    user.user_permissions.add(*staff_permissions(OPERATOR_PERMISSIONS))
     return type(user).objects.get(pk=user.pk)  # fresh: no cached permissions
 
 
