@@ -8,7 +8,7 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from actions.models import ActionRecord
-from actions.tests.factories import agent_refund, decider
+from actions.tests.factories import agent_refund
 from common.display import won
 from orders.models import Order
 from orders.tests.factories import OrderFactory
@@ -17,11 +17,6 @@ pytestmark = pytest.mark.django_db
 
 
 CHANGELIST = "admin:actions_actionrecord_changelist"
-
-
-@pytest.fixture
-def operator():
-    return decider(username="operator")
 
 
 @pytest.fixture

@@ -8,14 +8,9 @@ from django.urls import reverse
 
 from actions.models import ActionRecord
 from actions.services import action_decide
-from actions.tests.factories import decider, refund_requested
+from actions.tests.factories import refund_requested
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def operator(db):
-    return decider(username="operator")
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from actions.models import ActionRecord
-from actions.tests.factories import decider
 from orders.models import Order
 from orders.tests.factories import OrderFactory
 
@@ -19,12 +18,6 @@ def _run_tool(*args) -> dict:
     out = StringIO()
     call_command("run_tool", *args, stdout=out)
     return json.loads(out.getvalue())
-
-
-@pytest.fixture
-def operator():
-    """The staff login the commands name with --by: it may decide."""
-    return decider(username="operator")
 
 
 def test_run_tool_refund_change_of_mind_then_defect_then_decide_twice(operator, capsys):

@@ -11,15 +11,10 @@ from actions import execution
 from actions.execution import ShopExecutor
 from actions.models import ActionEvent, ActionRecord
 from actions.services import action_decide, action_result_record
-from actions.tests.factories import decider, refund_requested
+from actions.tests.factories import refund_requested
 from common.actors import Actor
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("shop_hours")]
-
-
-@pytest.fixture
-def operator():
-    return decider(username="operator")
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from actions.errors import AlreadyDecided, NotApprovable, Refused
 from actions.execution import ShopExecutor
 from actions.models import ActionEvent, ActionRecord
 from actions.services import action_decide, address_change
-from actions.tests.factories import agent_refund, decider
+from actions.tests.factories import agent_refund
 from common.actors import Actor
 from common.errors import NotFound, PermissionDenied
 from common.tests.factories import operator_with
@@ -18,11 +18,6 @@ from orders.models import Order, ProductOption
 from orders.tests.factories import OrderFactory
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def operator():
-    return decider(username="operator")
 
 
 @pytest.fixture
