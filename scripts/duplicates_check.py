@@ -41,7 +41,7 @@ DATA_MODULES = frozenset(
         "chat/tests/offline_utterances.py",
     }
 )
-ROW = re.compile(r"^D\d+ (?P<a>\S+):(?P<a1>\d+)-(?P<a2>\d+) ~ (?P<b>\S+):(?P<b1>\d+)-(?P<b2>\d+)(?P<rest>.*)$")
+ROW = re.compile(r"^D\d+ ")  # a pair: "D1 a.py:10-24 ~ b.py:40-54 ..."
 
 
 def is_constant_name(name: str) -> bool:
@@ -92,8 +92,17 @@ def without_data(text: str) -> str:
     lines = text.splitlines()
     spans = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef) and any(ast.unparse(base).endswith("Choices") for base in node.bases):
-            spans.append(node)
+        if isinstance(node, ast.ClassDef):
+            if any(ast.unparse(base).endswith("Choices") for base in node.bases):
+                spans.append(node)
+            else:
+                spans.extend(
+                    item
+                    for item in node.body
+                    if isinstance(item, ast.Assign | ast.AnnAssign)
+                    and item.value is not None
+                    and is_plain_literal(item.value)
+                )
         elif (
             isinstance(node, ast.Assign | ast.AnnAssign)
             and node.value is not None
@@ -102,14 +111,6 @@ def without_data(text: str) -> str:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if all(isinstance(t, ast.Name) and is_constant_name(t.id) for t in targets):
                 spans.append(node)
-        if isinstance(node, ast.ClassDef):
-            spans.extend(
-                item
-                for item in node.body
-                if isinstance(item, ast.Assign | ast.AnnAssign)
-                and item.value is not None
-                and is_plain_literal(item.value)
-            )
         elif isinstance(node, ast.FunctionDef):
             spans.extend(
                 decorator
