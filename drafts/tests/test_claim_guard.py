@@ -12,8 +12,8 @@ from django.urls import reverse
 from actions.claims import find_money_claims
 from actions.models import ActionRecord
 from actions.services import action_decide
+from actions.tests.factories import refund_requested
 from drafts.models import Draft
-from drafts.tests.support import refund_asked
 from llm.offline import respond, structured_name
 from llm.testing import Fault
 from orders.tests.factories import OrderFactory
@@ -198,7 +198,7 @@ def test_a_draft_applied_before_qa_has_run_is_unchecked(scripted_model, inquiry,
 
 
 def test_a_promise_the_records_make_true_is_not_held(scripted_model, inquiry, staff_api, desk_user, tumbler):
-    record = refund_asked(tumbler.customer, tumbler.order_id, reason="녹", category="상품하자")
+    record = refund_requested(tumbler, reason="녹", category="상품하자")
     action_decide(number=record.number, approve=True, actor=desk_user)
     truthful = "환불이 승인되었습니다. 3영업일 안에 38,000원이 입금됩니다."
     _rewrite(scripted_model, draft={"body": truthful}, qa={"corrected_body": truthful, "citations": []})
@@ -214,7 +214,7 @@ def test_a_draft_held_when_made_is_sent_once_a_person_approves_the_refund(
     _rewrite(scripted_model, draft={"body": HOSTILE}, qa={"corrected_body": HOSTILE, "citations": []})
     draft = inquiry()
     assert _apply(staff_api, draft).status_code == 409
-    record = refund_asked(tumbler.customer, tumbler.order_id, reason="녹", category="상품하자")
+    record = refund_requested(tumbler, reason="녹", category="상품하자")
     action_decide(number=record.number, approve=True, actor=desk_user)
     assert ActionRecord.objects.get(pk=record.pk).refund_amount == 38000
     # The check on apply reads the records as they are now.
